@@ -1,0 +1,153 @@
+import { mkdir } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { migratePglite, migratePostgres } from './migrate.js';
+import * as schema from './schema.js';
+import { describePostgresUrl } from './url.js';
+
+/** What repositories receive: Drizzle over either driver; they cannot tell which. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  /** Where the data lives, safe to print (no password). */
+  location: string;
+  /** The pg pool, when on PostgreSQL (for pool metrics); absent on PGlite. */
+  pool?: pg.Pool;
+  /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
+  ping(timeoutMs: number): Promise<void>;
+  /** Applies pending migrations (under an advisory lock on PostgreSQL). */
+  migrate(): Promise<void>;
+  /**
+   * Runs `work` in one transaction on one connection with the two things bulk loading needs:
+   * SQL built by Drizzle, and COPY. Commits when `work` resolves, rolls back when it throws.
+   */
+  bulkTransaction<T>(work: (session: BulkSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface BulkSession {
+  query<Row>(query: SQL): Promise<Row[]>;
+  /** `COPY table (columns) FROM STDIN` with `data` in COPY's text format. */
+  copyFrom(table: string, columns: string[], data: string): Promise<void>;
+}
+
+export type DatabaseSettings = Pick<
+  Config,
+  'DATABASE_URL' | 'PGLITE_DATA_DIR' | 'DB_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_CONNECT_TIMEOUT_MS'
+>;
+
+export async function openDatabase(settings: DatabaseSettings, logger?: Logger): Promise<DatabaseHandle> {
+  return settings.DATABASE_URL
+    ? openPostgres(settings.DATABASE_URL, settings, logger)
+    : openPglite(settings.PGLITE_DATA_DIR);
+}
+
+function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: settings.DB_POOL_MAX,
+    connectionTimeoutMillis: settings.DB_CONNECT_TIMEOUT_MS,
+    statement_timeout: settings.DB_STATEMENT_TIMEOUT_MS,
+    application_name: 'campaign-service',
+  });
+  // An idle client that loses its connection (database restart) must not crash the process.
+  pool.on('error', (error) => logger?.warn({ err: error }, 'idle database connection closed'));
+  const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'postgres',
+    location: describePostgresUrl(url),
+    pool,
+    ping: (timeoutMs) => withTimeout(pool.query('SELECT 1').then(() => undefined), timeoutMs),
+    migrate: () => migratePostgres(url, settings.DB_CONNECT_TIMEOUT_MS),
+    bulkTransaction: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work({
+          query: async <Row>(query: SQL) => {
+            const { sql: text, params } = dialect.sqlToQuery(query);
+            return (await client.query(text, params)).rows as Row[];
+          },
+          copyFrom: (table, columns, data) =>
+            pipeline(Readable.from([data]), client.query(copyFrom(copyStatement(table, columns, 'STDIN')))),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir, {
+    // Match node-postgres, which returns int8 as a string, so raw queries behave the same on both drivers.
+    parsers: { [pgliteTypes.INT8]: (value: string) => value },
+  });
+  return wrapPglite(client, inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite at ${dataDir}`);
+}
+
+/** Wraps an open PGlite instance; tests use it to hand a cloned database to the app. */
+export function wrapPglite(client: PGlite, location: string): DatabaseHandle {
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    location,
+    ping: (timeoutMs) => withTimeout(client.query('SELECT 1').then(() => undefined), timeoutMs),
+    migrate: () => migratePglite(client),
+    bulkTransaction: (work) =>
+      client.transaction((tx) =>
+        work({
+          query: async <Row>(query: SQL) => {
+            const { sql: text, params } = dialect.sqlToQuery(query);
+            return (await tx.query<Row>(text, params)).rows;
+          },
+          copyFrom: async (table, columns, data) => {
+            await tx.query(copyStatement(table, columns, "'/dev/blob'"), [], { blob: new Blob([data]) });
+          },
+        }),
+      ),
+    close: () => client.close(),
+  };
+}
+
+const dialect = new PgDialect();
+
+function copyStatement(table: string, columns: string[], source: string): string {
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return `COPY ${quote(table)} (${columns.map(quote).join(', ')}) FROM ${source}`;
+}
+
+/** Runs a raw SQL query and returns its rows, whichever driver is underneath. */
+export async function queryRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const result: unknown = await db.execute(query);
+  return (result as { rows: Row[] }).rows;
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

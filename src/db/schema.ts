@@ -1,0 +1,423 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  customType,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The storage contract. drizzle-kit reads this file to generate `migrations/`.
+ *
+ * Conventions:
+ * - Addresses are stored lowercase (CHECK constraints enforce it), so equality is case-insensitive for free.
+ * - uint256 values are `numeric(78,0)` and travel as strings; they never pass through a JS number.
+ * - Campaigns have an integer `key` for joins; the public ID `<chain_id>:<core_address>:<identifier>`
+ *   is a generated column, so the three parts are the only source of it.
+ * - Claim totals on incentives are maintained by triggers from `claims` (see the custom migration),
+ *   so every writer keeps them exact.
+ */
+
+/** uint256 on chain: 78 decimal digits. */
+const uint256 = (name: string) => numeric(name, { precision: 78, scale: 0 });
+/** A USD amount with sub-cent precision; sums are exact, rounding happens only on output. */
+const usd = (name: string) => numeric(name, { precision: 38, scale: 6 });
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+/** Binary ("C") collation: the same ordering on every server, and index-friendly for the tie-break. */
+const textC = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
+
+const isAddress = (column: string) => sql.raw(`${column} ~ '^0x[0-9a-f]{40}$'`);
+const isAddressOrNull = (column: string) => sql.raw(`${column} IS NULL OR ${column} ~ '^0x[0-9a-f]{40}$'`);
+
+export const ALLOW_LIST_TYPES = ['SimpleAllowList', 'SimpleDenyList', 'OpenAllowList', 'OffchainAccessList'] as const;
+export const INCENTIVE_TYPES = [
+  'AllowListIncentive',
+  'CGDAIncentive',
+  'ERC20Incentive',
+  'PointsIncentive',
+  'ERC20VariableIncentive',
+  'ERC20VariableCriteriaIncentive',
+  'ERC20VariableCriteriaIncentiveV2',
+  'ERC20PeggedIncentive',
+  'ERC20PeggedVariableCriteriaIncentive',
+  'ERC20PeggedVariableCriteriaIncentiveV2',
+] as const;
+export const ACTION_TEMPLATE_CATEGORIES = [
+  'defi',
+  'nft',
+  'gaming',
+  'social',
+  'bridge',
+  'governance',
+  'payments',
+  'other',
+] as const;
+export const SIGNATURE_TYPES = ['event', 'function'] as const;
+
+const oneOf = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} IN (${values.map((value) => `'${value}'`).join(', ')})`);
+
+export const tokens = pgTable(
+  'tokens',
+  {
+    chainId: integer('chain_id').notNull(),
+    address: text('address').notNull(),
+    /** The system ID the API reports as `metadata.id`. */
+    id: uuid('id').notNull().unique(),
+    name: text('name').notNull(),
+    symbol: text('symbol').notNull(),
+    decimals: smallint('decimals').notNull(),
+    imageUri: text('image_uri').notNull(),
+    isWhitelisted: boolean('is_whitelisted').notNull().default(false),
+    priceUsd: numeric('price_usd', { precision: 38, scale: 18 }),
+    marketCapUsd: usd('market_cap_usd'),
+    priceChange24hPct: numeric('price_change_24h_pct', { precision: 12, scale: 4 }),
+    volume24hUsd: usd('volume_24h_usd'),
+    holders: integer('holders'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.address] }),
+    check('tokens_address_format', isAddress('address')),
+    check('tokens_decimals_range', sql`${table.decimals} BETWEEN 0 AND 77`),
+  ],
+);
+
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  imageUri: text('image_uri').notNull(),
+  url: text('url').notNull(),
+  verificationLevel: text('verification_level').notNull(),
+});
+
+export const actionTemplates = pgTable(
+  'action_templates',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    /** What the user does to qualify, e.g. `mint`, `swap`; matched by trending's actionType filters. */
+    actionType: text('action_type').notNull(),
+    description: text('description').notNull(),
+    category: text('category').notNull(),
+  },
+  (table) => [
+    check('action_templates_category', oneOf('category', ACTION_TEMPLATE_CATEGORIES)),
+    index('action_templates_action_type_idx').on(table.actionType),
+  ],
+);
+
+/** Named contracts known to the service; explore-contracts lists the ones campaigns target. */
+export const contracts = pgTable(
+  'contracts',
+  {
+    chainId: integer('chain_id').notNull(),
+    address: text('address').notNull(),
+    name: text('name').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.address] }),
+    check('contracts_address_format', isAddress('address')),
+  ],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    address: text('address').notNull().unique(),
+    score: integer('score').notNull().default(0),
+  },
+  (table) => [
+    check('users_address_format', isAddress('address')),
+    index('users_score_idx').on(table.score.desc()),
+  ],
+);
+
+export const accessLists = pgTable(
+  'access_lists',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ownerUserId: uuid('owner_user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    icon: text('icon').notNull(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (table) => [index('access_lists_owner_created_idx').on(table.ownerUserId, table.createdAt.desc(), table.id)],
+);
+
+export const accessListMembers = pgTable(
+  'access_list_members',
+  {
+    accessListId: uuid('access_list_id')
+      .notNull()
+      .references(() => accessLists.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.accessListId, table.address] }),
+    check('access_list_members_address_format', isAddress('address')),
+  ],
+);
+
+export const allowLists = pgTable(
+  'allow_lists',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    chainId: integer('chain_id').notNull(),
+    contractAddress: text('contract_address').notNull(),
+    owner: text('owner').notNull(),
+    type: text('type').notNull(),
+    /** Membership of an `OffchainAccessList` lives in this access list. */
+    accessListId: uuid('access_list_id').references(() => accessLists.id),
+  },
+  (table) => [
+    unique('allow_lists_contract_unique').on(table.chainId, table.contractAddress),
+    check('allow_lists_type', oneOf('type', ALLOW_LIST_TYPES)),
+    check('allow_lists_contract_format', isAddress('contract_address')),
+    check('allow_lists_owner_format', isAddress('owner')),
+    check(
+      'allow_lists_offchain_has_access_list',
+      sql`(${table.type} = 'OffchainAccessList') = (${table.accessListId} IS NOT NULL)`,
+    ),
+  ],
+);
+
+export const allowListAddresses = pgTable(
+  'allow_list_addresses',
+  {
+    allowListId: integer('allow_list_id')
+      .notNull()
+      .references(() => allowLists.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.allowListId, table.address] }),
+    check('allow_list_addresses_format', isAddress('address')),
+  ],
+);
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    key: integer('key').primaryKey().generatedByDefaultAsIdentity(),
+    publicId: textC('public_id')
+      .notNull()
+      .generatedAlwaysAs(sql`(chain_id::text || ':' || core_address || ':' || identifier::text)`),
+    chainId: integer('chain_id').notNull(),
+    coreAddress: text('core_address').notNull(),
+    /** The third part of the public ID: a uint256 the core contract assigns. */
+    identifier: uint256('identifier').notNull(),
+    /** The campaign's sequence number in its core contract. */
+    campaignIndex: uint256('campaign_index').notNull(),
+    owner: text('owner').notNull(),
+    /** The account that deployed the campaign (trending's creatorAddress, explore's userAddress). */
+    creator: text('creator').notNull(),
+    budget: text('budget').notNull(),
+    validator: text('validator').notNull(),
+    action: text('action').notNull(),
+    protocolFee: uint256('protocol_fee').notNull(),
+    maxParticipants: uint256('max_participants').notNull(),
+    /** Unix time of the creating block, in seconds. */
+    blockTimestamp: bigint('block_timestamp', { mode: 'number' }).notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+    txHash: text('tx_hash').notNull(),
+    startTime: timestamptz('start_time'),
+    endTime: timestamptz('end_time'),
+    distributionChannels: text('distribution_channels').array().notNull().default(sql`'{}'::text[]`),
+    autocampaignId: text('autocampaign_id'),
+    templateId: text('template_id'),
+    actionTemplateId: uuid('action_template_id').references(() => actionTemplates.id),
+    allowListId: integer('allow_list_id').references(() => allowLists.id),
+    campaignName: text('campaign_name'),
+    nftImageUri: text('nft_image_uri'),
+    nftName: text('nft_name'),
+    nftMetadataId: text('nft_metadata_id'),
+    projectImageUri: text('project_image_uri'),
+    tokenImageUri: text('token_image_uri'),
+    /** How to read the claimant from a qualifying transaction; the contract's name comes from `contracts`. */
+    actionClaimant: jsonb('action_claimant').$type<ActionClaimantDocument>(),
+    /** True while at least one incentive is not exhausted; maintained by a trigger on `incentives`. */
+    hasBudgetLeft: boolean('has_budget_left').notNull().default(false),
+  },
+  (table) => [
+    unique('campaigns_public_id_unique').on(table.publicId),
+    unique('campaigns_natural_key').on(table.chainId, table.coreAddress, table.identifier),
+    index('campaigns_recent_idx').on(table.blockTimestamp.desc(), table.publicId),
+    index('campaigns_owner_idx').on(table.owner, table.blockTimestamp.desc()),
+    index('campaigns_creator_idx').on(table.creator),
+    index('campaigns_budget_idx').on(table.budget),
+    index('campaigns_chain_idx').on(table.chainId, table.blockTimestamp.desc()),
+    index('campaigns_autocampaign_idx').on(table.autocampaignId),
+    index('campaigns_action_template_idx').on(table.actionTemplateId),
+    index('campaigns_distribution_channels_idx').using('gin', table.distributionChannels),
+    check('campaigns_core_address_format', isAddress('core_address')),
+    check('campaigns_owner_format', isAddress('owner')),
+    check('campaigns_creator_format', isAddress('creator')),
+    check('campaigns_budget_format', isAddress('budget')),
+    check('campaigns_validator_format', isAddress('validator')),
+    check('campaigns_action_format', isAddress('action')),
+  ],
+);
+
+export interface ActionClaimantDocument {
+  signature: string;
+  signatureName: string;
+  signatureType: (typeof SIGNATURE_TYPES)[number];
+  fieldIndex: number;
+  targetContract: string;
+  chainId: number;
+}
+
+/**
+ * One row per incentive. `params` holds the variant's own fields exactly as the API shows them
+ * (without `type`, the claim totals and token metadata, which have their own sources).
+ * The budget columns are derived from `params` by PostgreSQL, so the JSONB stays the single source.
+ */
+export const incentives = pgTable(
+  'incentives',
+  {
+    campaignKey: integer('campaign_key')
+      .notNull()
+      .references(() => campaigns.key, { onDelete: 'cascade' }),
+    /** 0-based position in the campaign; the `incentiveId` of claim signatures. */
+    position: smallint('position').notNull(),
+    type: text('type').notNull(),
+    params: jsonb('params').notNull().$type<Record<string, unknown>>(),
+    /** The paying asset, for the `tokens` filter and the token whitelist. */
+    assetAddress: text('asset_address').generatedAlwaysAs(sql`lower(params->>'asset')`),
+    /** Maximum number of claims, for the variants limited by count. */
+    claimLimit: numeric('claim_limit').generatedAlwaysAs(
+      sql`CASE WHEN type IN ('AllowListIncentive', 'PointsIncentive', 'ERC20Incentive') THEN (params->>'limit')::numeric END`,
+    ),
+    /** Total asset amount the incentive can pay out, for the variants that hold a token budget. */
+    totalBudget: numeric('total_budget').generatedAlwaysAs(
+      sql`CASE type
+        WHEN 'AllowListIncentive' THEN NULL
+        WHEN 'PointsIncentive' THEN NULL
+        WHEN 'ERC20Incentive' THEN (params->>'reward')::numeric * (params->>'limit')::numeric
+        WHEN 'CGDAIncentive' THEN (params->>'totalBudget')::numeric
+        ELSE (params->>'limit')::numeric
+      END`,
+    ),
+    /** Maintained from `claims` by trigger. */
+    totalClaims: bigint('total_claims', { mode: 'number' }).notNull().default(0),
+    totalAmountClaimed: numeric('total_amount_claimed').notNull().default('0'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.campaignKey, table.position] }),
+    check('incentives_type', oneOf('type', INCENTIVE_TYPES)),
+    check('incentives_params_object', sql`jsonb_typeof(${table.params}) = 'object'`),
+    index('incentives_asset_idx').on(table.assetAddress, table.campaignKey),
+  ],
+);
+
+export const actionSteps = pgTable(
+  'action_steps',
+  {
+    campaignKey: integer('campaign_key')
+      .notNull()
+      .references(() => campaigns.key, { onDelete: 'cascade' }),
+    position: smallint('position').notNull(),
+    chainId: integer('chain_id').notNull(),
+    targetContract: text('target_contract').notNull(),
+    claimant: text('claimant'),
+    signature: text('signature').notNull(),
+    signatureName: text('signature_name').notNull(),
+    signatureType: text('signature_type').notNull(),
+    actionType: integer('action_type').notNull(),
+    parameters: jsonb('parameters').notNull().$type<ActionStepParameters>(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.campaignKey, table.position] }),
+    index('action_steps_target_idx').on(table.chainId, table.targetContract, table.campaignKey),
+    check('action_steps_signature_type', oneOf('signature_type', SIGNATURE_TYPES)),
+    check('action_steps_target_format', isAddress('target_contract')),
+    check('action_steps_claimant_format', isAddressOrNull('claimant')),
+  ],
+);
+
+export interface ActionStepParameters {
+  filterType: number;
+  fieldType: number;
+  fieldIndex: number;
+  filterData: string;
+}
+
+export const claims = pgTable(
+  'claims',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    campaignKey: integer('campaign_key').notNull(),
+    incentivePosition: smallint('incentive_position').notNull(),
+    claimant: text('claimant').notNull(),
+    /** In the asset's base units (wei for 18-decimal tokens). */
+    amount: uint256('amount').notNull(),
+    usdValue: usd('usd_value').notNull(),
+    ethValueWei: uint256('eth_value_wei').notNull(),
+    txHash: text('tx_hash').notNull(),
+    claimedAt: timestamptz('claimed_at').notNull(),
+  },
+  (table) => [
+    foreignKey({
+      name: 'claims_incentive_fk',
+      columns: [table.campaignKey, table.incentivePosition],
+      foreignColumns: [incentives.campaignKey, incentives.position],
+    }).onDelete('cascade'),
+    index('claims_claimed_at_idx').on(table.claimedAt),
+    index('claims_campaign_claimed_at_idx').on(table.campaignKey, table.claimedAt),
+    index('claims_claimant_idx').on(table.claimant, table.claimedAt),
+    check('claims_claimant_format', isAddress('claimant')),
+  ],
+);
+
+export const claimSignatures = pgTable(
+  'claim_signatures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    campaignKey: integer('campaign_key')
+      .notNull()
+      .references(() => campaigns.key, { onDelete: 'cascade' }),
+    claimant: text('claimant').notNull(),
+    incentiveId: smallint('incentive_id').notNull(),
+    signature: text('signature').notNull(),
+    referrer: text('referrer').notNull(),
+    used: boolean('used').notNull().default(false),
+  },
+  (table) => [
+    index('claim_signatures_claimant_idx').on(table.claimant, table.campaignKey),
+    check('claim_signatures_claimant_format', isAddress('claimant')),
+    check('claim_signatures_referrer_format', isAddress('referrer')),
+  ],
+);
+
+/** Bearer tokens: only the SHA-256 of a token is stored. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    tokenHash: text('token_hash').notNull().unique(),
+    label: text('label'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  () => [check('api_tokens_hash_format', sql.raw(`token_hash ~ '^[0-9a-f]{64}$'`))],
+);
