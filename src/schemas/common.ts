@@ -1,0 +1,56 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/**
+ * The building blocks every resource shares. Each has an `$id`: it is registered once with
+ * `app.addSchema` and becomes a named component of the OpenAPI document.
+ *
+ * `errorMessage` is the wording of a 400 when a value breaks the pattern; the error formatter
+ * uses it so that no regular expression ever reaches a client.
+ */
+export const Address = Type.String({
+  $id: 'Address',
+  pattern: '^0x[a-fA-F0-9]{40}$',
+  errorMessage: 'must be an address: 0x followed by 40 hexadecimal characters',
+  description: 'An EVM address. Accepted in any case; returned in lowercase.',
+  examples: ['0x378632819f39c74c4f56b1429e760739c5fb51b7'],
+});
+
+export const BigIntString = Type.String({
+  $id: 'BigIntString',
+  pattern: '^(0|[1-9][0-9]{0,77})$',
+  errorMessage: 'must be an unsigned integer of up to 78 decimal digits',
+  description: 'An unsigned integer up to uint256, as a string of decimal digits.',
+  examples: ['1000000000000000000'],
+});
+
+/** `<chain_id>:<campaign_core_address>:<identifier>`; over 100 characters for real campaigns. */
+export const CampaignId = Type.String({
+  $id: 'CampaignId',
+  pattern: '^[0-9]{1,10}:0x[a-fA-F0-9]{40}:[0-9]{1,78}$',
+  maxLength: 131,
+  errorMessage: 'must be a campaign ID of the form <chain_id>:<campaign_core_address>:<identifier>',
+  description: 'Campaign ID `<chain_id>:<campaign_core_address>:<identifier>` (decimal chain id, address, decimal index).',
+  examples: ['8453:0x378632819f39c74c4f56b1429e760739c5fb51b7:1247'],
+});
+
+/** The largest chain id the service stores (PostgreSQL `integer`). */
+export const MAX_CHAIN_ID = 2_147_483_647;
+
+export const ChainId = Type.Integer({ minimum: 0, maximum: MAX_CHAIN_ID, description: 'EVM chain id', examples: [8453] });
+
+/** Transaction hashes and signatures: 0x-prefixed hex. */
+export const HexString = Type.String({ pattern: '^0x([a-fA-F0-9]{2})*$', examples: ['0x1c1f5e3c'] });
+
+export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC date-time' });
+
+export const UnixSecondsString = Type.String({
+  pattern: '^[0-9]+$',
+  description: 'Unix time in seconds, as a decimal string',
+  examples: ['1731628800'],
+});
+
+export const ErrorResponse = Type.Object(
+  { error: Type.String({ description: 'What went wrong, in words', examples: ['pageSize must be <= 100'] }) },
+  { $id: 'ErrorResponse', additionalProperties: false, description: 'Every error of every route has this shape.' },
+);
+export type ErrorResponse = Static<typeof ErrorResponse>;
