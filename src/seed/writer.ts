@@ -1,0 +1,164 @@
+import { getTableColumns, getTableName, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { BulkSession, Database, DatabaseHandle } from '../db/client.js';
+import { queryRows } from '../db/client.js';
+import { type Chunk, SEED_TABLES } from './rows.js';
+
+/**
+ * Loads generated chunks into the database with COPY, the fastest way in. Column names and value
+ * encodings come from the Drizzle tables, so the writer cannot drift from the schema.
+ */
+
+export interface WriteProgress {
+  table: Chunk['table'];
+  rows: number;
+}
+
+/**
+ * Writes a whole data set in one transaction: a failure leaves the database as it was.
+ *
+ * Tables with triggers (the claim totals) are copied into temporary staging tables first and moved
+ * into place with one `INSERT ... SELECT` each, so their statement-level triggers run once over the
+ * whole set instead of once per chunk. Indexes and key constraints are set aside meanwhile and
+ * rebuilt at the end (a sorted build is far faster than a million random index insertions); their
+ * definitions are read back from the catalog, so the migrations stay their only source.
+ * The next chunk is generated while the database is still taking the previous one.
+ */
+export async function writeDataset(
+  database: DatabaseHandle,
+  chunks: Iterable<Chunk>,
+  onProgress: (progress: WriteProgress) => void = () => undefined,
+): Promise<void> {
+  await database.bulkTransaction(async (session) => {
+    const tableNames = Object.values(SEED_TABLES).map((table) => getTableName(table));
+    const restore = await setAsideIndexesAndConstraints(session, tableNames);
+    const withTriggers = await tablesWithTriggers(session, tableNames);
+    const staged = new Map<PgTable, string[]>();
+
+    let writing: Promise<void> = Promise.resolve();
+    for (const chunk of chunks) {
+      const rows = chunk.rows as Record<string, unknown>[];
+      const first = rows[0];
+      if (first === undefined) continue;
+      const table: PgTable = SEED_TABLES[chunk.table];
+      const columns = writtenColumns(table, first);
+      const data = encodeCopyText(columns, rows);
+      await writing;
+      let target = getTableName(table);
+      if (withTriggers.has(target)) {
+        target = `staged_${target}`;
+        if (!staged.has(table)) {
+          staged.set(table, columns.map(([, column]) => column.name));
+          await session.query(sql`
+            CREATE TEMPORARY TABLE ${sql.identifier(target)} ON COMMIT DROP AS
+            SELECT ${identifiers(staged.get(table)!)} FROM ${table} WITH NO DATA`);
+        }
+      }
+      const names = columns.map(([, column]) => column.name);
+      writing = session.copyFrom(target, names, data).then(() => onProgress({ table: chunk.table, rows: rows.length }));
+    }
+    await writing;
+
+    for (const [table, names] of staged) {
+      await session.query(
+        sql`INSERT INTO ${table} (${identifiers(names)}) SELECT ${identifiers(names)} FROM ${sql.identifier(`staged_${getTableName(table)}`)}`,
+      );
+    }
+    for (const statement of restore) await session.query(sql.raw(statement));
+    // The generator chose the keys; new rows continue after them.
+    await session.query(sql`SELECT setval(pg_get_serial_sequence('campaigns', 'key'), coalesce(max(key), 0) + 1, false) FROM campaigns`);
+    await session.query(
+      sql`SELECT setval(pg_get_serial_sequence('allow_lists', 'id'), coalesce(max(id), 0) + 1, false) FROM allow_lists`,
+    );
+  });
+  await database.db.execute(sql`ANALYZE`);
+}
+
+/** Generated columns are computed by PostgreSQL; the others are written when the rows carry them. */
+function writtenColumns(table: PgTable, sample: Record<string, unknown>): [string, PgColumn][] {
+  return Object.entries(getTableColumns(table)).filter(
+    ([key, column]) => !column.generated && column.generatedIdentity?.type !== 'always' && sample[key] !== undefined,
+  );
+}
+
+const identifiers = (names: string[]) => sql.join(names.map((name) => sql.identifier(name)), sql`, `);
+
+/** Rows in COPY's text format, each value in its column's own driver encoding. */
+export function encodeCopyText(columns: [string, PgColumn][], rows: Record<string, unknown>[]): string {
+  let text = '';
+  for (const row of rows) {
+    let line = '';
+    for (let index = 0; index < columns.length; index++) {
+      const [key, column] = columns[index]!;
+      const value = row[key];
+      if (index > 0) line += '\t';
+      if (value === null || value === undefined) {
+        line += '\\N';
+      } else {
+        const driverValue: unknown = column.mapToDriverValue(value);
+        line += escapeCopyValue(typeof driverValue === 'string' ? driverValue : String(driverValue));
+      }
+    }
+    text += `${line}\n`;
+  }
+  return text;
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function escapeCopyValue(value: string): string {
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (character) => COPY_ESCAPES[character]!) : value;
+}
+
+async function tablesWithTriggers(session: BulkSession, tables: string[]): Promise<Set<string>> {
+  const rows = await session.query<{ table: string }>(
+    sql`SELECT DISTINCT t.relname AS table FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid
+         WHERE NOT g.tgisinternal AND t.relname = ANY(${sql.param(tables)}::text[])
+           AND t.relnamespace = 'public'::regnamespace`,
+  );
+  return new Set(rows.map((row) => row.table));
+}
+
+/**
+ * Drops the indexes and the key constraints (primary, unique, foreign) of `tables` and returns the
+ * statements that restore them: keys first, then the other indexes, then the foreign keys that
+ * depend on the keys. CHECK and NOT NULL constraints stay and check every row as it arrives.
+ */
+async function setAsideIndexesAndConstraints(session: BulkSession, tables: string[]): Promise<string[]> {
+  const constraints = await session.query<{ table: string; name: string; type: 'p' | 'u' | 'f'; definition: string }>(
+    sql`SELECT quote_ident(t.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
+               pg_get_constraintdef(k.oid) AS definition
+          FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid
+         WHERE t.relnamespace = 'public'::regnamespace
+           AND ((k.contype IN ('p', 'u', 'f') AND t.relname = ANY(${sql.param(tables)}::text[]))
+             -- foreign keys of other tables (api_tokens) that point into these tables
+             OR (k.contype = 'f' AND k.confrelid::regclass::text = ANY(${sql.param(tables)}::text[])))`,
+  );
+  const indexes = await session.query<{ name: string; definition: string }>(
+    sql`SELECT quote_ident(c.relname) AS name, pg_get_indexdef(i.indexrelid) AS definition
+          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+         WHERE t.relname = ANY(${sql.param(tables)}::text[]) AND t.relnamespace = 'public'::regnamespace
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
+  );
+  const foreignKeys = constraints.filter((constraint) => constraint.type === 'f');
+  const keys = constraints.filter((constraint) => constraint.type !== 'f');
+  for (const constraint of [...foreignKeys, ...keys]) {
+    await session.query(sql.raw(`ALTER TABLE ${constraint.table} DROP CONSTRAINT ${constraint.name}`));
+  }
+  for (const index of indexes) await session.query(sql.raw(`DROP INDEX ${index.name}`));
+  const addConstraint = (constraint: (typeof constraints)[number]) =>
+    `ALTER TABLE ${constraint.table} ADD CONSTRAINT ${constraint.name} ${constraint.definition}`;
+  return [...keys.map(addConstraint), ...indexes.map((index) => index.definition), ...foreignKeys.map(addConstraint)];
+}
+
+export async function hasCampaigns(db: Database): Promise<boolean> {
+  const [row] = await queryRows<{ present: boolean }>(db, sql`SELECT EXISTS (SELECT 1 FROM campaigns) AS present`);
+  return row?.present ?? false;
+}
+
+/** Empties every table the generator fills, and the API tokens that point at its users. */
+export async function truncateDataset(db: Database): Promise<void> {
+  const tables = ['api_tokens', ...Object.values(SEED_TABLES).map((table) => getTableName(table))];
+  await db.execute(sql.raw(`TRUNCATE ${tables.map((name) => `"${name}"`).join(', ')} RESTART IDENTITY CASCADE`));
+}
