@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { envelope, HttpError, RETRY_AFTER_SECONDS } from '../errors.js';
+
+/**
+ * The one place an error becomes a response. Every status is the `{ error }` envelope;
+ * 5xx messages are generic and the detail goes to the log with the request id.
+ */
+
+interface Classified {
+  statusCode: number;
+  message: string;
+  headers: Record<string, string>;
+}
+
+const RETRY_LATER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+
+/** SQLSTATE classes and driver codes that mean "the database is not there right now". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Client has encountered a connection error',
+  'connection timeout',
+  'Cannot use a pool after calling end',
+];
+const QUERY_CANCELED = '57014'; // statement_timeout
+
+/** Drizzle wraps driver errors; the cause chain holds the driver's code. */
+function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+export function classifyError(error: FastifyError | Error): Classified {
+  if (error instanceof HttpError) return { statusCode: error.statusCode, message: error.message, headers: error.headers };
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return { statusCode: 400, message: error.message, headers: {} };
+
+  for (const cause of causes(error)) {
+    const code = typeof cause.code === 'string' ? cause.code : '';
+    const message = typeof cause.message === 'string' ? cause.message : '';
+    if (code === QUERY_CANCELED) {
+      return { statusCode: 504, message: 'the request took too long to answer; narrow it down or retry', headers: {} };
+    }
+    if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) {
+      return { statusCode: 503, message: 'the database is temporarily unavailable; retry shortly', headers: RETRY_LATER };
+    }
+  }
+
+  // Fastify's own client errors (bad content type, body too large, ...) carry safe, fixed messages.
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500 && fastifyError.code?.startsWith('FST_')) {
+    return { statusCode: status, message: error.message, headers: {} };
+  }
+  if (status === 429 || status === 503) {
+    return { statusCode: status, message: error.message, headers: status === 503 ? RETRY_LATER : {} };
+  }
+  return { statusCode: 500, message: 'internal server error', headers: {} };
+}
+
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const { statusCode, message, headers } = classifyError(error);
+  if (statusCode >= 500) request.log.error({ err: error, statusCode }, 'request failed');
+  else request.log.info({ statusCode, reason: message }, 'request rejected');
+  return reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(envelope(message));
+}
+
+export const errorHandler = fp(
+  (app: FastifyInstance) => {
+    app.setErrorHandler(handleError);
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,11 @@
+import type { Database } from '../db/client.js';
+import { createApiTokensRepository } from './api-tokens.repository.js';
+
+/** Every repository, built once per app over the same database; routes reach them as `app.repositories`. */
+export function createRepositories(db: Database) {
+  return {
+    apiTokens: createApiTokensRepository(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;

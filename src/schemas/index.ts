@@ -1,0 +1,19 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
+import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
+
+/**
+ * Every reusable schema, registered once with `app.addSchema` in this order (a schema after
+ * the ones it references). Each becomes a named component of the OpenAPI document.
+ */
+export const SHARED_SCHEMAS: TSchema[] = [
+  Address,
+  BigIntString,
+  CampaignId,
+  ErrorResponse,
+  TokenMetadata,
+  Criteria,
+  CriteriaV2,
+  ...INCENTIVE_VARIANTS,
+  Incentive,
+];

@@ -1,0 +1,22 @@
+import { pino } from 'pino';
+import { type App, buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { DatabaseHandle } from '../../src/db/client.js';
+
+/** The configuration tests run with: defaults, quiet logs, overridable per test. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', ...overrides });
+}
+
+export async function buildTestApp(
+  database: DatabaseHandle,
+  overrides: Record<string, string> = {},
+  /** Adds test-only routes before the app is sealed. */
+  extend: (app: App) => void = () => undefined,
+): Promise<App> {
+  const config = testConfig(overrides);
+  const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }) });
+  extend(app);
+  await app.ready();
+  return app;
+}

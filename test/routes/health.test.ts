@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { openDatabase } from '../../src/db/client.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+describe('health routes', () => {
+  let database: TestDatabase;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database);
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it('GET /health/live answers while the process runs', async () => {
+    const response = await app.inject('/health/live');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /health/ready answers 200 when the database does', async () => {
+    const response = await app.inject('/health/ready');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /health/ready answers 503 in the envelope when the database is gone', async () => {
+    const gone = await openDatabase({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/gone',
+      PGLITE_DATA_DIR: 'memory://',
+      DB_POOL_MAX: 1,
+      DB_STATEMENT_TIMEOUT_MS: 1000,
+      DB_CONNECT_TIMEOUT_MS: 500,
+    });
+    const unready = await buildTestApp(gone);
+    try {
+      const response = await unready.inject('/health/ready');
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['retry-after']).toBeDefined();
+      expect(response.json()).toEqual({ error: 'database is not reachable' });
+    } finally {
+      await unready.close();
+      await gone.close();
+    }
+  });
+});
