@@ -54,3 +54,32 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', additionalProperties: false, description: 'Every error of every route has this shape.' },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
+
+/** Highest page number accepted: deeper offsets would only scan to return nothing. */
+export const MAX_PAGE = 100_000;
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+
+/**
+ * `page` and `pageSize`, shared by every paginated route. `page` counts from 1 (`0` means 1);
+ * `pageSize=0` returns no items but still the total.
+ */
+export const PaginationQuery = {
+  page: Type.Integer({
+    minimum: 0,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: 'Page number, from 1 (0 is read as 1)',
+    examples: [1],
+  }),
+  pageSize: Type.Integer({
+    minimum: 0,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Items per page; 0 returns only the total',
+    examples: [DEFAULT_PAGE_SIZE],
+  }),
+};
+
+/** The SQL offset of a page: pages count from 1, and page 0 is page 1. */
+export const pageOffset = (page: number, pageSize: number) => (Math.max(page, 1) - 1) * pageSize;
