@@ -11,6 +11,7 @@ import { errorHandler } from './plugins/error-handler.js';
 import { notFound } from './plugins/not-found.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
+import { campaignRoutes } from './routes/campaigns.js';
 import { healthRoutes } from './routes/health.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { describeValidationError } from './validation-messages.js';
@@ -18,6 +19,8 @@ import { describeValidationError } from './validation-messages.js';
 declare module 'fastify' {
   interface FastifyInstance {
     repositories: Repositories;
+    /** The current time; tests pin it. */
+    clock: () => Date;
   }
 }
 
@@ -27,13 +30,14 @@ export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerRespo
 export interface AppDependencies {
   database: DatabaseHandle;
   logger: Logger;
+  clock?: () => Date;
 }
 
 /**
  * Builds the whole HTTP application: every Fastify option, plugin and route, registered
  * explicitly in one visible order. It never reads the environment and never listens.
  */
-export async function buildApp(config: Config, { database, logger }: AppDependencies): Promise<App> {
+export async function buildApp(config: Config, { database, logger, clock = () => new Date() }: AppDependencies): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -74,6 +78,7 @@ export async function buildApp(config: Config, { database, logger }: AppDependen
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db));
+  app.decorate('clock', clock);
 
   await app.register(errorHandler);
   await app.register(notFound);
@@ -101,6 +106,7 @@ export async function buildApp(config: Config, { database, logger }: AppDependen
   });
 
   await app.register(healthRoutes, { database });
+  await app.register(campaignRoutes);
 
   return app;
 }

@@ -14,6 +14,8 @@ export function describeValidationError(error: FastifySchemaValidationError, dat
   switch (error.keyword) {
     case 'required':
       return `${String(params.missingProperty)} is required`;
+    case 'dependencies':
+      return `${String(params.property)} requires ${String(params.missingProperty)}`;
     case 'additionalProperties':
       return `unknown ${dataVar === 'querystring' ? 'query parameter' : 'field'} '${String(params.additionalProperty)}'`;
     case 'type':

@@ -252,13 +252,25 @@ export const campaigns = pgTable(
     tokenImageUri: text('token_image_uri'),
     /** How to read the claimant from a qualifying transaction; the contract's name comes from `contracts`. */
     actionClaimant: jsonb('action_claimant').$type<ActionClaimantDocument>(),
-    /** True while at least one incentive is not exhausted; maintained by a trigger on `incentives`. */
+    /** True while at least one incentive is not exhausted; maintained by `refresh_campaigns()`. */
     hasBudgetLeft: boolean('has_budget_left').notNull().default(false),
+    /**
+     * False when an incentive pays a token that is not on the token whitelist (or unknown);
+     * the default `tokenWhitelist=true` hides those campaigns. Maintained by `refresh_campaigns()`.
+     */
+    paysOnlyWhitelistedTokens: boolean('pays_only_whitelisted_tokens').notNull().default(true),
   },
   (table) => [
     unique('campaigns_public_id_unique').on(table.publicId),
     unique('campaigns_natural_key').on(table.chainId, table.coreAddress, table.identifier),
     index('campaigns_recent_idx').on(table.blockTimestamp.desc(), table.publicId),
+    // The default list (tokenWhitelist=true) in its default order, index-only down to deep pages.
+    index('campaigns_recent_whitelisted_idx')
+      .on(table.blockTimestamp.desc(), table.publicId, table.key)
+      .where(sql`pays_only_whitelisted_tokens`),
+    // When the next campaign starts or ends: how long a cached count of active campaigns holds.
+    index('campaigns_start_time_idx').on(table.startTime),
+    index('campaigns_end_time_idx').on(table.endTime),
     index('campaigns_owner_idx').on(table.owner, table.blockTimestamp.desc()),
     index('campaigns_creator_idx').on(table.creator),
     index('campaigns_budget_idx').on(table.budget),
@@ -318,6 +330,7 @@ export const incentives = pgTable(
     /** Maintained from `claims` by trigger. */
     totalClaims: bigint('total_claims', { mode: 'number' }).notNull().default(0),
     totalAmountClaimed: numeric('total_amount_claimed').notNull().default('0'),
+    totalUsdClaimed: usd('total_usd_claimed').notNull().default('0'),
   },
   (table) => [
     primaryKey({ columns: [table.campaignKey, table.position] }),
@@ -420,4 +433,31 @@ export const apiTokens = pgTable(
     revokedAt: timestamptz('revoked_at'),
   },
   () => [check('api_tokens_hash_format', sql.raw(`token_hash ~ '^[0-9a-f]{64}$'`))],
+);
+
+/**
+ * Each campaign's list item and detail object, serialized once when the campaign, its incentives,
+ * steps, allow list, tokens or claims change (by `refresh_campaigns()`, called from triggers), so a
+ * read sends stored text instead of building JSON per request. `isActive` depends on the clock and
+ * is added at read time.
+ */
+export const campaignDocuments = pgTable('campaign_documents', {
+  campaignKey: integer('campaign_key')
+    .primaryKey()
+    .references(() => campaigns.key, { onDelete: 'cascade' }),
+  listItem: text('list_item').notNull(),
+  detail: text('detail').notNull(),
+});
+
+/**
+ * One row whose `value` grows whenever the set of campaigns or anything the list filters on
+ * changes (never on a claim alone). A cached count stays valid while the value is unchanged.
+ */
+export const campaignSetVersion = pgTable(
+  'campaign_set_version',
+  {
+    id: smallint('id').primaryKey().default(1),
+    value: bigint('value', { mode: 'number' }).notNull().default(0),
+  },
+  () => [check('campaign_set_version_single_row', sql`id = 1`)],
 );

@@ -65,21 +65,33 @@ export const DEFAULT_PAGE_SIZE = 10;
  * `pageSize=0` returns no items but still the total.
  */
 export const PaginationQuery = {
-  page: Type.Integer({
-    minimum: 0,
-    maximum: MAX_PAGE,
-    default: 1,
-    description: 'Page number, from 1 (0 is read as 1)',
-    examples: [1],
-  }),
-  pageSize: Type.Integer({
-    minimum: 0,
-    maximum: MAX_PAGE_SIZE,
-    default: DEFAULT_PAGE_SIZE,
-    description: 'Items per page; 0 returns only the total',
-    examples: [DEFAULT_PAGE_SIZE],
-  }),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PAGE,
+      default: 1,
+      description: 'Page number, from 1 (0 is read as 1)',
+      examples: [1],
+    }),
+  ),
+  pageSize: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: 'Items per page; 0 returns only the total',
+      examples: [DEFAULT_PAGE_SIZE],
+    }),
+  ),
 };
 
-/** The SQL offset of a page: pages count from 1, and page 0 is page 1. */
-export const pageOffset = (page: number, pageSize: number) => (Math.max(page, 1) - 1) * pageSize;
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+/** A page as SQL wants it. Pages count from 1 and page 0 is page 1; Ajv has applied the defaults. */
+export function pageRequest(query: { page?: number; pageSize?: number }): PageRequest {
+  const limit = query.pageSize ?? DEFAULT_PAGE_SIZE;
+  return { limit, offset: (Math.max(query.page ?? 1, 1) - 1) * limit };
+}

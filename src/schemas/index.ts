@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { ActionClaimant, ActionStep, AllowList, CampaignDetail, CampaignList, CampaignListItem } from './campaigns.js';
 import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
 
@@ -16,4 +17,10 @@ export const SHARED_SCHEMAS: TSchema[] = [
   CriteriaV2,
   ...INCENTIVE_VARIANTS,
   Incentive,
+  ActionStep,
+  AllowList,
+  ActionClaimant,
+  CampaignListItem,
+  CampaignList,
+  CampaignDetail,
 ];

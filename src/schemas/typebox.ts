@@ -15,4 +15,5 @@ export const StringEnum = <const Values extends readonly string[]>(
   options: Record<string, unknown> = {},
 ) => Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], ...options });
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) =>
+  Type.Union([schema, Type.Null()], options);

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { migratePglite, migratePostgres } from '../../src/db/migrate.js';
+import { MIGRATIONS_FOLDER, migratePglite, migratePostgres } from '../../src/db/migrate.js';
 import { withDatabase } from '../helpers/test-server.js';
 
 const EXPECTED_TABLES = [
@@ -12,6 +14,8 @@ const EXPECTED_TABLES = [
   'allow_list_addresses',
   'allow_lists',
   'api_tokens',
+  'campaign_documents',
+  'campaign_set_version',
   'campaigns',
   'claim_signatures',
   'claims',
@@ -21,6 +25,8 @@ const EXPECTED_TABLES = [
   'tokens',
   'users',
 ];
+
+const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
 
 const TABLES_QUERY = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`;
 
@@ -56,7 +62,7 @@ describe('migrations', () => {
       const applied = await client.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
       await client.end();
       expect(rows.map((row) => row.table_name)).toEqual(EXPECTED_TABLES);
-      expect(applied.rows[0]).toEqual({ n: 2 });
+      expect(applied.rows[0]).toEqual({ n: journal.entries.length });
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();

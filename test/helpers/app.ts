@@ -13,9 +13,11 @@ export async function buildTestApp(
   overrides: Record<string, string> = {},
   /** Adds test-only routes before the app is sealed. */
   extend: (app: App) => void = () => undefined,
+  /** Pins the app's notion of now. */
+  clock?: () => Date,
 ): Promise<App> {
   const config = testConfig(overrides);
-  const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }) });
+  const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }), clock });
   extend(app);
   await app.ready();
   return app;

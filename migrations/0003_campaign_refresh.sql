@@ -1,0 +1,384 @@
+-- Custom SQL migration file, put your code below! --
+-- drizzle-kit cannot express functions and triggers, so this file was created with `drizzle-kit generate --custom`.
+--
+-- Everything a campaign read needs that is derived from other rows is kept up to date here, inside
+-- the writing transaction, whoever writes:
+--   * incentives.total_claims / total_amount_claimed / total_usd_claimed follow the claims;
+--   * campaigns.has_budget_left and campaigns.pays_only_whitelisted_tokens follow incentives and tokens;
+--   * campaign_documents holds each campaign's list item and detail object, serialized once;
+--   * campaign_set_version grows when the set of campaigns or a filtered attribute changes, so a
+--     cached count stays valid exactly as long as nothing it depends on changed.
+-- All triggers are statement-level with transition tables: a bulk load costs one refresh per statement.
+-- A bulk loader may set `campaign_service.defer_refresh = on` for its transaction and call
+-- refresh_campaigns(NULL) once at the end instead.
+
+CREATE OR REPLACE FUNCTION claims_sync_incentive_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    UPDATE incentives AS i
+       SET total_claims = i.total_claims + d.claim_count,
+           total_amount_claimed = i.total_amount_claimed + d.amount,
+           total_usd_claimed = i.total_usd_claimed + d.usd
+      FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+              FROM new_claims GROUP BY campaign_key, incentive_position) AS d
+     WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE incentives AS i
+       SET total_claims = i.total_claims - d.claim_count,
+           total_amount_claimed = i.total_amount_claimed - d.amount,
+           total_usd_claimed = i.total_usd_claimed - d.usd
+      FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+              FROM old_claims GROUP BY campaign_key, incentive_position) AS d
+     WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position;
+  END IF;
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+-- Existing rows (none outside a fresh database, but a migration must not assume it).
+UPDATE incentives AS i SET total_usd_claimed = d.usd
+  FROM (SELECT campaign_key, incentive_position, sum(usd_value) AS usd FROM claims GROUP BY 1, 2) AS d
+ WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position;
+--> statement-breakpoint
+DROP TRIGGER incentives_budget_after_insert ON incentives;
+--> statement-breakpoint
+DROP TRIGGER incentives_budget_after_update ON incentives;
+--> statement-breakpoint
+DROP TRIGGER incentives_budget_after_delete ON incentives;
+--> statement-breakpoint
+DROP FUNCTION incentives_sync_campaign_budget_left();
+--> statement-breakpoint
+INSERT INTO campaign_set_version (id, value) VALUES (1, 0);
+--> statement-breakpoint
+CREATE FUNCTION bump_campaign_set_version() RETURNS void LANGUAGE sql AS $$
+  UPDATE campaign_set_version SET value = value + 1 WHERE id = 1;
+$$;
+--> statement-breakpoint
+-- ISO 8601 in UTC with milliseconds, the format of JavaScript's Date.toISOString().
+CREATE FUNCTION iso_utc(t timestamptz) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+$$;
+--> statement-breakpoint
+-- The variants that carry claim totals, remaining balance and token metadata next to their own fields.
+CREATE FUNCTION incentive_has_live_fields(incentive_type text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT incentive_type IN ('ERC20Incentive', 'ERC20VariableIncentive', 'ERC20VariableCriteriaIncentive',
+                            'ERC20VariableCriteriaIncentiveV2', 'ERC20PeggedIncentive',
+                            'ERC20PeggedVariableCriteriaIncentive', 'ERC20PeggedVariableCriteriaIncentiveV2');
+$$;
+--> statement-breakpoint
+-- One incentive as the API shows it: `type`, the variant's stored fields, then the live fields.
+CREATE FUNCTION incentive_document(i incentives, t tokens) RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT jsonb_build_object('type', i.type) || i.params ||
+    CASE WHEN incentive_has_live_fields(i.type) THEN jsonb_build_object(
+      'claimedAmount', i.total_amount_claimed::text,
+      'totalClaims', i.total_claims::text,
+      'totalAmountClaimed', i.total_amount_claimed::text,
+      'remainingBalance', greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0)::text,
+      'metadata', CASE WHEN t.address IS NULL THEN NULL ELSE jsonb_build_object(
+        'id', t.id::text, 'chainId', t.chain_id, 'address', t.address, 'decimals', t.decimals,
+        'name', t.name, 'symbol', t.symbol, 'imageUri', t.image_uri) END)
+    ELSE '{}'::jsonb END;
+$$;
+--> statement-breakpoint
+-- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL).
+-- Written as joins of per-campaign aggregates rather than correlated subqueries: a handful of keys
+-- become index lookups, a whole data set becomes hash joins (a bulk load rebuilds its indexes in the
+-- same transaction, where the planner may not use them yet).
+CREATE FUNCTION refresh_campaigns(keys integer[]) RETURNS void LANGUAGE plpgsql SET jit = off AS $$
+DECLARE
+  flipped integer;
+BEGIN
+  IF coalesce(current_setting('campaign_service.defer_refresh', true), '') = 'on' THEN
+    RETURN;
+  END IF;
+  IF keys IS NULL THEN
+    keys := ARRAY(SELECT key FROM campaigns);
+  ELSE
+    keys := ARRAY(SELECT DISTINCT k FROM unnest(keys) AS k WHERE k IS NOT NULL);
+  END IF;
+
+  -- Tells campaigns_after_write() that this update is ours, not a write to react to.
+  PERFORM set_config('campaign_service.refreshing', 'on', true);
+  UPDATE campaigns AS c
+     SET has_budget_left = s.has_budget_left,
+         pays_only_whitelisted_tokens = s.pays_only_whitelisted_tokens
+    FROM (SELECT t.key,
+                 coalesce(bool_or(i.campaign_key IS NOT NULL
+                                  AND NOT coalesce(i.total_claims >= i.claim_limit, false)
+                                  AND NOT coalesce(i.total_amount_claimed >= i.total_budget, false)), false) AS has_budget_left,
+                 NOT coalesce(bool_or(i.asset_address IS NOT NULL AND NOT coalesce(token.is_whitelisted, false)), false)
+                   AS pays_only_whitelisted_tokens
+            FROM unnest(keys) AS t(key)
+            JOIN campaigns AS c2 ON c2.key = t.key
+            LEFT JOIN incentives AS i ON i.campaign_key = t.key
+            LEFT JOIN tokens AS token ON token.chain_id = c2.chain_id AND token.address = i.asset_address
+           GROUP BY t.key) AS s
+   WHERE c.key = s.key
+     AND (c.has_budget_left, c.pays_only_whitelisted_tokens)
+         IS DISTINCT FROM (s.has_budget_left, s.pays_only_whitelisted_tokens);
+  GET DIAGNOSTICS flipped = ROW_COUNT;
+  PERFORM set_config('campaign_service.refreshing', 'off', true);
+  IF flipped > 0 THEN
+    PERFORM bump_campaign_set_version();
+  END IF;
+
+  WITH targets AS MATERIALIZED (
+    SELECT c.* FROM unnest(keys) AS t(key) JOIN campaigns AS c ON c.key = t.key
+  ), inc AS (
+    SELECT c.key,
+           jsonb_agg(incentive_document(i, t) ORDER BY i.position) AS documents,
+           count(*) AS incentive_count,
+           sum(i.total_usd_claimed) AS usd_spend,
+           sum(i.total_amount_claimed / 10::numeric ^ t.decimals) AS token_spend,
+           round(sum(greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) * t.price_usd / 10::numeric ^ t.decimals)
+                   FILTER (WHERE t.price_usd IS NOT NULL AND i.total_budget IS NOT NULL), 2)::text AS available_budget_usd
+      FROM targets AS c
+      JOIN incentives AS i ON i.campaign_key = c.key
+      LEFT JOIN tokens AS t ON t.chain_id = c.chain_id AND t.address = i.asset_address
+     GROUP BY c.key
+  ), st AS (
+    SELECT s.campaign_key AS key,
+           jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+             'chainId', s.chain_id, 'claimant', s.claimant, 'signature', s.signature,
+             'signatureName', s.signature_name, 'signatureType', s.signature_type,
+             'actionType', s.action_type, 'targetContract', s.target_contract,
+             'parameters', s.parameters)) ORDER BY s.position) AS steps
+      FROM targets AS c
+      JOIN action_steps AS s ON s.campaign_key = c.key
+     GROUP BY s.campaign_key
+  ), listed AS (
+    SELECT x.allow_list_id, jsonb_agg(x.address ORDER BY x.address) AS addresses
+      FROM allow_list_addresses AS x
+     WHERE x.allow_list_id IN (SELECT allow_list_id FROM targets)
+     GROUP BY x.allow_list_id
+  ), al AS (
+    SELECT a.id,
+           jsonb_build_object(
+             'owner', a.owner, 'contractAddress', a.contract_address, 'type', a.type,
+             'addresses', CASE WHEN a.type IN ('SimpleAllowList', 'SimpleDenyList')
+                               THEN coalesce(listed.addresses, '[]'::jsonb) END) AS allow_list
+      FROM allow_lists AS a
+      LEFT JOIN listed ON listed.allow_list_id = a.id
+     WHERE a.id IN (SELECT allow_list_id FROM targets)
+  ), documents AS (
+    SELECT c.key,
+           jsonb_build_object(
+             'id', c.public_id,
+             'owner', c.owner,
+             'budget', c.budget,
+             'protocolFee', c.protocol_fee::text,
+             'maxParticipants', c.max_participants::text,
+             'actionSteps', coalesce(st.steps, '[]'::jsonb),
+             'incentives', coalesce(inc.documents, '[]'::jsonb),
+             'availableBudgetUsd', inc.available_budget_usd,
+             'templateId', c.template_id,
+             'actionTemplateId', c.action_template_id::text,
+             'campaignName', c.campaign_name,
+             'nftImageUri', c.nft_image_uri,
+             'nftName', c.nft_name,
+             'projectImageUri', c.project_image_uri,
+             'tokenImageUri', c.token_image_uri) AS common,
+           jsonb_build_object(
+             'action', c.action,
+             'allowList', al.allow_list,
+             'campaignIndex', c.campaign_index::text,
+             'incentiveCount', coalesce(inc.incentive_count, 0)::text,
+             'validator', c.validator,
+             'blockTimestamp', c.block_timestamp::text,
+             'txHash', c.tx_hash,
+             'chainId', c.chain_id,
+             'createdAtBlockTimestamp', c.block_timestamp::text,
+             'createdAtChainBlockNumbers', jsonb_build_object(c.chain_id::text, c.block_number::text),
+             'usdSpend', coalesce(inc.usd_spend, 0)::float8,
+             'tokenSpend', coalesce(inc.token_spend, 0)::float8) AS list_only,
+           jsonb_build_object(
+             -- The detail always has an allow list; a campaign without one is open to everyone.
+             'allowList', coalesce(al.allow_list, jsonb_build_object(
+               'owner', c.owner, 'contractAddress', '0x0000000000000000000000000000000000000000',
+               'type', 'OpenAllowList', 'addresses', NULL)),
+             'createdAt', iso_utc(to_timestamp(c.block_timestamp)),
+             'createdAtBlockchainNumbers', jsonb_build_object(c.chain_id::text, c.block_number::text),
+             'nftMetadataId', c.nft_metadata_id,
+             'startTime', iso_utc(c.start_time),
+             'endTime', iso_utc(c.end_time))
+           || CASE WHEN c.action_claimant IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('actionClaimant', c.action_claimant || jsonb_build_object('targetContractName', named.name))
+              END AS detail_only
+      FROM targets AS c
+      LEFT JOIN inc ON inc.key = c.key
+      LEFT JOIN st ON st.key = c.key
+      LEFT JOIN al ON al.id = c.allow_list_id
+      LEFT JOIN contracts AS named
+        ON named.chain_id = (c.action_claimant->>'chainId')::integer
+       AND named.address = c.action_claimant->>'targetContract'
+  )
+  -- The fields both documents share are printed once and spliced into each, as text.
+  INSERT INTO campaign_documents AS d (campaign_key, list_item, detail)
+  SELECT key, shared || ', ' || ltrim(list_only::text, '{'), shared || ', ' || ltrim(detail_only::text, '{')
+    FROM (SELECT key, rtrim(common::text, '}') AS shared, list_only, detail_only FROM documents) AS printed
+  ON CONFLICT (campaign_key) DO UPDATE SET list_item = excluded.list_item, detail = excluded.detail
+   WHERE (d.list_item, d.detail) IS DISTINCT FROM (excluded.list_item, excluded.detail);
+END
+$$;
+--> statement-breakpoint
+-- Campaign rows written from outside. The derived flags refresh_campaigns() itself updates need
+-- no second refresh.
+CREATE FUNCTION campaigns_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF coalesce(current_setting('campaign_service.refreshing', true), '') = 'on' THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    IF EXISTS (SELECT 1 FROM old_rows) THEN PERFORM bump_campaign_set_version(); END IF;
+  ELSE
+    IF EXISTS (SELECT 1 FROM new_rows) THEN
+      PERFORM bump_campaign_set_version();
+      PERFORM refresh_campaigns(ARRAY(SELECT key FROM new_rows));
+    END IF;
+  END IF;
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER campaigns_after_insert AFTER INSERT ON campaigns
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION campaigns_after_write();
+--> statement-breakpoint
+CREATE TRIGGER campaigns_after_update AFTER UPDATE ON campaigns
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION campaigns_after_write();
+--> statement-breakpoint
+CREATE TRIGGER campaigns_after_delete AFTER DELETE ON campaigns
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION campaigns_after_write();
+--> statement-breakpoint
+-- Incentives: claim totals change on every claim (refresh only); a new, removed or re-typed
+-- incentive also changes what the token filters match (new version).
+CREATE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  keys integer[];
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    keys := ARRAY(SELECT DISTINCT campaign_key FROM new_rows);
+  ELSIF TG_OP = 'DELETE' THEN
+    keys := ARRAY(SELECT DISTINCT campaign_key FROM old_rows);
+  ELSE
+    keys := ARRAY(SELECT campaign_key FROM new_rows UNION SELECT campaign_key FROM old_rows);
+  END IF;
+  IF cardinality(keys) = 0 THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'UPDATE' THEN
+    PERFORM bump_campaign_set_version();
+  ELSIF EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
+                 WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
+    PERFORM bump_campaign_set_version();
+  END IF;
+  PERFORM refresh_campaigns(keys);
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER incentives_after_insert AFTER INSERT ON incentives
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION incentives_after_write();
+--> statement-breakpoint
+CREATE TRIGGER incentives_after_update AFTER UPDATE ON incentives
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION incentives_after_write();
+--> statement-breakpoint
+CREATE TRIGGER incentives_after_delete AFTER DELETE ON incentives
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION incentives_after_write();
+--> statement-breakpoint
+-- Action steps are filtered on (targetContract, collection tokens) and shown in the documents.
+CREATE FUNCTION action_steps_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  keys integer[];
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    keys := ARRAY(SELECT DISTINCT campaign_key FROM new_rows);
+  ELSIF TG_OP = 'DELETE' THEN
+    keys := ARRAY(SELECT DISTINCT campaign_key FROM old_rows);
+  ELSE
+    keys := ARRAY(SELECT campaign_key FROM new_rows UNION SELECT campaign_key FROM old_rows);
+  END IF;
+  IF cardinality(keys) > 0 THEN
+    PERFORM bump_campaign_set_version();
+    PERFORM refresh_campaigns(keys);
+  END IF;
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER action_steps_after_insert AFTER INSERT ON action_steps
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION action_steps_after_write();
+--> statement-breakpoint
+CREATE TRIGGER action_steps_after_update AFTER UPDATE ON action_steps
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION action_steps_after_write();
+--> statement-breakpoint
+CREATE TRIGGER action_steps_after_delete AFTER DELETE ON action_steps
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION action_steps_after_write();
+--> statement-breakpoint
+-- Allow lists and their addresses appear in the documents of the campaigns that use them.
+CREATE FUNCTION allow_lists_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM refresh_campaigns(ARRAY(SELECT c.key FROM campaigns AS c WHERE c.allow_list_id IN (SELECT id FROM changed_rows)));
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER allow_lists_after_update AFTER UPDATE ON allow_lists
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION allow_lists_after_write();
+--> statement-breakpoint
+CREATE FUNCTION allow_list_addresses_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM refresh_campaigns(ARRAY(SELECT c.key FROM campaigns AS c
+                                   WHERE c.allow_list_id IN (SELECT allow_list_id FROM changed_rows)));
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER allow_list_addresses_after_insert AFTER INSERT ON allow_list_addresses
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION allow_list_addresses_after_write();
+--> statement-breakpoint
+CREATE TRIGGER allow_list_addresses_after_update AFTER UPDATE ON allow_list_addresses
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION allow_list_addresses_after_write();
+--> statement-breakpoint
+CREATE TRIGGER allow_list_addresses_after_delete AFTER DELETE ON allow_list_addresses
+  REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION allow_list_addresses_after_write();
+--> statement-breakpoint
+-- Tokens: metadata, whitelist and price appear in (or decide) the documents of the campaigns paying them.
+CREATE FUNCTION tokens_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM refresh_campaigns(ARRAY(
+    SELECT DISTINCT i.campaign_key
+      FROM changed_rows AS t
+      JOIN incentives AS i ON i.asset_address = t.address
+      JOIN campaigns AS c ON c.key = i.campaign_key AND c.chain_id = t.chain_id));
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER tokens_after_insert AFTER INSERT ON tokens
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION tokens_after_write();
+--> statement-breakpoint
+CREATE TRIGGER tokens_after_update AFTER UPDATE ON tokens
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION tokens_after_write();
+--> statement-breakpoint
+CREATE TRIGGER tokens_after_delete AFTER DELETE ON tokens
+  REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION tokens_after_write();
+--> statement-breakpoint
+-- Named contracts: the detail's actionClaimant.targetContractName.
+CREATE FUNCTION contracts_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM refresh_campaigns(ARRAY(
+    SELECT c.key FROM campaigns AS c JOIN changed_rows AS n
+        ON n.chain_id = (c.action_claimant->>'chainId')::integer AND n.address = c.action_claimant->>'targetContract'));
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER contracts_after_insert AFTER INSERT ON contracts
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION contracts_after_write();
+--> statement-breakpoint
+CREATE TRIGGER contracts_after_update AFTER UPDATE ON contracts
+  REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION contracts_after_write();
+--> statement-breakpoint
+CREATE TRIGGER contracts_after_delete AFTER DELETE ON contracts
+  REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION contracts_after_write();

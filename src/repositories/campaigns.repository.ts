@@ -1,0 +1,117 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Database, queryRows } from '../db/client.js';
+import type { PageRequest } from '../schemas/common.js';
+import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
+import { type CampaignFilters, campaignFilterConditions, isActiveAt, whereClause } from './campaign-filters.js';
+import { CountCache } from './count-cache.js';
+import { type JsonText, withIsActive } from './json-text.js';
+
+export type CampaignSort = 'recently-deployed' | 'active';
+
+export interface CampaignPage {
+  items: JsonText<CampaignListItem>[];
+  total: number;
+}
+
+/**
+ * Campaign reads. A list costs one query for the page (an index-ordered scan of campaign keys,
+ * then the stored documents of that page only) and, when the cached total cannot be trusted, one
+ * count. The documents are serialized by the database when the data changes (migrations/0003).
+ */
+export function createCampaignsRepository(db: Database) {
+  const totals = new CountCache();
+
+  return {
+    async listCampaigns(filters: CampaignFilters, sort: CampaignSort, page: PageRequest, now: Date): Promise<CampaignPage> {
+      const conditions = campaignFilterConditions(filters);
+      const rows = await queryRows<{ version: string; document: string | null; is_active: boolean | null }>(
+        db,
+        pageQuery(conditions, sort, page, now),
+      );
+      const version = rows[0]?.version ?? '';
+      const items = rows.flatMap((row) =>
+        row.document === null ? [] : [withIsActive<CampaignListItem>(row.document, row.is_active === true)],
+      );
+
+      // The instant is not part of the key: the entry's validity window takes care of time.
+      const cacheKey = JSON.stringify({ ...filters, activeAt: filters.activeAt !== undefined });
+      let total = totals.get(cacheKey, version, now);
+      if (total === undefined) {
+        const [counted] = await queryRows<{ total: number; version: string; valid_until_ms: number | null }>(
+          db,
+          countQuery(conditions, filters.activeAt !== undefined ? now : undefined),
+        );
+        total = counted?.total ?? 0;
+        const validUntilMs = counted?.valid_until_ms ?? null;
+        totals.set(cacheKey, {
+          total,
+          version: counted?.version ?? '',
+          validFrom: filters.activeAt ?? null,
+          validUntil: validUntilMs === null ? null : new Date(validUntilMs),
+        });
+      }
+      return { items, total };
+    },
+
+    /** The detail of a campaign by its normalised public ID, or null. */
+    async findCampaignDetail(publicId: string, now: Date): Promise<JsonText<CampaignDetail> | null> {
+      const [row] = await queryRows<{ detail: string; is_active: boolean }>(
+        db,
+        sql`SELECT d.detail, ${isActiveAt(now)} AS is_active
+              FROM campaigns AS c JOIN campaign_documents AS d ON d.campaign_key = c.key
+             WHERE c.public_id = ${publicId}`,
+      );
+      return row ? withIsActive<CampaignDetail>(row.detail, row.is_active) : null;
+    },
+  };
+}
+
+export type CampaignsRepository = ReturnType<typeof createCampaignsRepository>;
+
+/**
+ * Keys of one page in index order (so deep pages stay index-only scans), then their documents.
+ * The version row makes the result non-empty even for an empty page: the caller always learns the
+ * version its snapshot saw, which decides whether a cached total still holds.
+ */
+function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now: Date): SQL {
+  const newestFirst = sql`ORDER BY c.block_timestamp DESC NULLS LAST, c.public_id`;
+  const keys =
+    sort === 'recently-deployed'
+      ? sql`SELECT c.key, 0 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
+            ${whereClause(conditions)} ${newestFirst} LIMIT ${page.limit} OFFSET ${page.offset}`
+      : // Active first: each half is read in index order up to the end of the page, then merged.
+        sql`SELECT * FROM (
+              (SELECT c.key, 0 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
+                ${whereClause([...conditions, isActiveAt(now)])} ${newestFirst} LIMIT ${page.offset + page.limit})
+              UNION ALL
+              (SELECT c.key, 1 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
+                ${whereClause([...conditions, sql`NOT ${isActiveAt(now)}`])} ${newestFirst} LIMIT ${page.offset + page.limit})
+            ) AS halves
+            ORDER BY rank, block_timestamp DESC, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
+  return sql`
+    WITH page AS MATERIALIZED (${keys})
+    SELECT v.value AS version, d.list_item AS document, ${isActiveAt(now)} AS is_active
+      FROM campaign_set_version AS v
+      LEFT JOIN (page AS p
+                 JOIN campaigns AS c ON c.key = p.key
+                 JOIN campaign_documents AS d ON d.campaign_key = p.key) ON true
+     ORDER BY p.rank, p.block_timestamp DESC, p.public_id`;
+}
+
+/**
+ * The number of matching campaigns with the version it was counted at and, when the filter depends
+ * on the clock, the next instant a campaign starts or ends (when the count may change by itself).
+ */
+function countQuery(conditions: SQL[], activeAt: Date | undefined): SQL {
+  // Milliseconds since the epoch: drivers differ in how they hand back a timestamptz, not a float8.
+  const validUntilMs =
+    activeAt === undefined
+      ? sql`NULL::float8`
+      : sql`(EXTRACT(EPOCH FROM LEAST((SELECT min(start_time) FROM campaigns WHERE start_time > ${activeAt}),
+                                      (SELECT min(end_time) FROM campaigns WHERE end_time > ${activeAt}))) * 1000)::float8`;
+  return sql`
+    SELECT count(*)::integer AS total,
+           (SELECT value FROM campaign_set_version) AS version,
+           ${validUntilMs} AS valid_until_ms
+      FROM campaigns AS c ${whereClause(conditions)}`;
+}

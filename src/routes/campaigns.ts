@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { notFound } from '../errors.js';
+import {
+  CampaignDetail,
+  CampaignList,
+  CampaignListQuery,
+  CampaignParams,
+} from '../schemas/campaigns.js';
+import { ErrorResponse, pageRequest } from '../schemas/common.js';
+import { ref } from '../schemas/typebox.js';
+import { jsonArray } from '../repositories/json-text.js';
+import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
+import { sendJsonText } from './send-json-text.js';
+
+const errors = {
+  400: { ...ref(ErrorResponse), description: 'A parameter is invalid; the message names it' },
+  503: { ...ref(ErrorResponse), description: 'The database is unavailable; retry after Retry-After seconds' },
+  504: { ...ref(ErrorResponse), description: 'The query took longer than its time budget' },
+};
+
+/** The public campaign operations: the filtered, paginated list and one campaign by ID. */
+export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { campaigns } = app.repositories;
+
+  app.get(
+    '/campaigns',
+    {
+      schema: {
+        operationId: 'listCampaigns',
+        tags: ['campaigns'],
+        summary: 'List campaigns',
+        description:
+          'Campaigns matching every given filter, newest first (or active first with `sortBy=active`), ' +
+          'with their incentives and action steps. Pages never overlap: ties are broken by `id`.',
+        querystring: CampaignListQuery,
+        response: { 200: ref(CampaignList), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const now = app.clock();
+      const filters = {
+        ...campaignFiltersFrom(query),
+        actionTemplateOnly: query.actionTemplateOnly,
+        activeAt: query.showActiveOnly === true ? now : undefined,
+      };
+      const page = await campaigns.listCampaigns(filters, query.sortBy ?? 'recently-deployed', pageRequest(query), now);
+      return sendJsonText<CampaignList>(reply, `{"campaigns": ${jsonArray(page.items)}, "totalCampaigns": ${page.total}}`);
+    },
+  );
+
+  app.get(
+    '/campaigns/:id',
+    {
+      schema: {
+        operationId: 'getCampaign',
+        tags: ['campaigns'],
+        summary: 'Get a campaign',
+        description: 'One campaign by its ID `<chain_id>:<campaign_core_address>:<identifier>`.',
+        params: CampaignParams,
+        response: {
+          200: ref(CampaignDetail),
+          ...errors,
+          404: { ...ref(ErrorResponse), description: 'No campaign has this ID' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = normaliseCampaignId(request.params.id);
+      const detail = await campaigns.findCampaignDetail(id, app.clock());
+      if (detail === null) throw notFound(`campaign ${id} not found`);
+      return sendJsonText(reply, detail);
+    },
+  );
+};

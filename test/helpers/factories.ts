@@ -1,0 +1,205 @@
+import type { Database } from '../../src/db/client.js';
+import {
+  actionSteps,
+  actionTemplates,
+  allowListAddresses,
+  allowLists,
+  campaigns,
+  claims,
+  contracts,
+  incentives,
+  projects,
+  tokens,
+  users,
+} from '../../src/db/schema.js';
+
+/**
+ * Small factories for purpose-built test data: each inserts one row with sensible defaults and
+ * returns what a test needs to refer to it. Numbers make addresses readable in failures.
+ */
+
+let sequence = 0;
+const next = () => ++sequence;
+
+/** `address(7)` is `0x0000...0007`: readable, valid and lowercase. */
+export const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+export const ZERO_ADDRESS = address(0);
+
+const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, '0')}`;
+
+export async function insertToken(db: Database, values: Partial<typeof tokens.$inferInsert> = {}) {
+  const n = next();
+  const row = {
+    chainId: 8453,
+    address: address(0x70000 + n),
+    id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
+    name: `Token ${n}`,
+    symbol: `TK${n}`,
+    decimals: 18,
+    imageUri: `https://assets.example.com/tokens/${n}.png`,
+    isWhitelisted: true,
+    priceUsd: '1',
+    ...values,
+  };
+  await db.insert(tokens).values(row);
+  return row;
+}
+
+export async function insertUser(db: Database, values: Partial<typeof users.$inferInsert> = {}) {
+  const [row] = await db
+    .insert(users)
+    .values({ address: address(0x10000 + next()), score: 0, ...values })
+    .returning();
+  return row!;
+}
+
+export async function insertActionTemplate(db: Database, values: Partial<typeof actionTemplates.$inferInsert> = {}) {
+  const n = next();
+  const [project] = await db
+    .insert(projects)
+    .values({
+      id: `00000000-0000-4000-9000-${n.toString(16).padStart(12, '0')}`,
+      name: `Project ${n}`,
+      imageUri: `https://assets.example.com/projects/${n}.png`,
+      url: `https://project-${n}.example.org`,
+      verificationLevel: 'verified',
+    })
+    .returning();
+  const [template] = await db
+    .insert(actionTemplates)
+    .values({
+      id: `00000000-0000-4000-a000-${n.toString(16).padStart(12, '0')}`,
+      projectId: project!.id,
+      actionType: 'mint',
+      description: `Mint on project ${n}`,
+      category: 'nft',
+      ...values,
+    })
+    .returning();
+  return { template: template!, project: project! };
+}
+
+export async function insertContract(db: Database, values: Partial<typeof contracts.$inferInsert> = {}) {
+  const row = { chainId: 8453, address: address(0x30000 + next()), name: 'Named contract', ...values };
+  await db.insert(contracts).values(row);
+  return row;
+}
+
+export interface IncentiveInput {
+  type: (typeof incentives.$inferInsert)['type'];
+  params: Record<string, unknown>;
+}
+
+export type StepInput = Partial<Omit<typeof actionSteps.$inferInsert, 'campaignKey' | 'position'>>;
+
+export interface AllowListInput {
+  type: 'SimpleAllowList' | 'SimpleDenyList' | 'OpenAllowList' | 'OffchainAccessList';
+  addresses?: string[];
+  accessListId?: string;
+  owner?: string;
+}
+
+export type CampaignInput = Partial<typeof campaigns.$inferInsert> & {
+  incentives?: IncentiveInput[];
+  steps?: StepInput[];
+  allowList?: AllowListInput;
+};
+
+/** An ERC20Incentive paying `reward` per claim, `limit` times. */
+export const erc20Incentive = (asset: string, reward = '1000000', limit = '100'): IncentiveInput => ({
+  type: 'ERC20Incentive',
+  params: { asset, strategy: 0, reward, limit },
+});
+
+/**
+ * A campaign with its incentives (default: one ERC20Incentive of an unknown token, so pass a
+ * whitelisted asset when the default `tokenWhitelist=true` matters), action steps (default: one)
+ * and optional allow list. Returns its key and public ID.
+ */
+export async function insertCampaign(db: Database, input: CampaignInput = {}) {
+  const n = next();
+  const { incentives: incentiveInputs, steps: stepInputs, allowList, ...values } = input;
+  const chainId = values.chainId ?? 8453;
+  let allowListId: number | null = null;
+  if (allowList) {
+    const [list] = await db
+      .insert(allowLists)
+      .values({
+        chainId,
+        contractAddress: address(0x40000 + n),
+        owner: allowList.owner ?? address(0x50000 + n),
+        type: allowList.type,
+        accessListId: allowList.accessListId ?? null,
+      })
+      .returning({ id: allowLists.id });
+    allowListId = list!.id;
+    if (allowList.addresses?.length) {
+      await db.insert(allowListAddresses).values(allowList.addresses.map((member) => ({ allowListId: list!.id, address: member })));
+    }
+  }
+
+  const [campaign] = await db
+    .insert(campaigns)
+    .values({
+      chainId,
+      coreAddress: address(0xc0000),
+      identifier: String(1000 + n),
+      campaignIndex: String(n),
+      owner: address(0xa0000 + n),
+      creator: address(0xa0000 + n),
+      budget: address(0xb0000 + n),
+      validator: address(0xd0000),
+      action: address(0xe0000 + n),
+      protocolFee: '0',
+      maxParticipants: '1000',
+      blockTimestamp: 1_700_000_000 + n,
+      blockNumber: 1_000_000 + n,
+      txHash: hex(n, 32),
+      allowListId,
+      ...values,
+    })
+    .returning({ key: campaigns.key, publicId: campaigns.publicId });
+
+  const incentiveRows = (incentiveInputs ?? [erc20Incentive(address(0x7f000 + n))]).map((incentive, position) => ({
+    campaignKey: campaign!.key,
+    position,
+    ...incentive,
+  }));
+  if (incentiveRows.length > 0) await db.insert(incentives).values(incentiveRows);
+
+  const stepRows = (stepInputs ?? [{}]).map((step, position) => ({
+    campaignKey: campaign!.key,
+    position,
+    chainId,
+    targetContract: address(0x60000 + n),
+    signature: '0xa9059cbb',
+    signatureName: 'transfer(address,uint256)',
+    signatureType: 'function',
+    actionType: 0,
+    parameters: { filterType: 0, fieldType: 0, fieldIndex: 0, filterData: '0x' },
+    ...step,
+  }));
+  if (stepRows.length > 0) await db.insert(actionSteps).values(stepRows);
+
+  return campaign!;
+}
+
+export type ClaimInput = Partial<typeof claims.$inferInsert> & { campaignKey: number };
+
+export async function insertClaim(db: Database, input: ClaimInput) {
+  const n = next();
+  const [row] = await db
+    .insert(claims)
+    .values({
+      incentivePosition: 0,
+      claimant: address(0x20000 + n),
+      amount: '1000000',
+      usdValue: '1',
+      ethValueWei: '300000000000000',
+      txHash: hex(n, 32),
+      claimedAt: new Date(),
+      ...input,
+    })
+    .returning();
+  return row!;
+}
