@@ -46,14 +46,24 @@ async function main(): Promise<void> {
     const started = Date.now();
     const progress = createProgress(campaigns + claims);
     const counts: Record<string, number> = {};
-    await writeDataset(database, generateDataset({ campaigns, claims, seed: values.seed, now }), ({ table, rows }) => {
-      counts[table] = (counts[table] ?? 0) + rows;
-      if (table === 'campaigns' || table === 'claims') progress.advance(rows);
-    });
+    const phases: string[] = [];
+    await writeDataset(
+      database,
+      generateDataset({ campaigns, claims, seed: values.seed, now }),
+      ({ table, rows }) => {
+        counts[table] = (counts[table] ?? 0) + rows;
+        if (table === 'campaigns' || table === 'claims') progress.advance(rows);
+      },
+      (phase, ms) => {
+        if (phases.length === 0) phases.push(`  generate and copy rows   ${((Date.now() - started - ms) / 1000).toFixed(1)} s`);
+        phases.push(`  ${phase.padEnd(24)} ${(ms / 1000).toFixed(1)} s`);
+      },
+    );
     progress.stop();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`Seeded ${database.location} in ${seconds} s (seed ${values.seed}, now ${now.toISOString()}):`);
     for (const [table, rows] of Object.entries(counts)) console.log(`  ${table.padEnd(20)} ${rows.toLocaleString('en-US')}`);
+    console.log(`Time by step:\n${phases.join('\n')}`);
   } finally {
     await database.close();
   }

@@ -14,6 +14,9 @@ export interface WriteProgress {
   rows: number;
 }
 
+/** The steps after the rows are in, each reported with its duration when done. */
+export type WritePhase = 'insert staged rows' | 'rebuild indexes' | 'build campaign documents' | 'vacuum and analyze';
+
 /**
  * Writes a whole data set in one transaction: a failure leaves the database as it was.
  *
@@ -28,7 +31,13 @@ export async function writeDataset(
   database: DatabaseHandle,
   chunks: Iterable<Chunk>,
   onProgress: (progress: WriteProgress) => void = () => undefined,
+  onPhase: (phase: WritePhase, ms: number) => void = () => undefined,
 ): Promise<void> {
+  const timed = async (phase: WritePhase, work: () => Promise<unknown>) => {
+    const started = Date.now();
+    await work();
+    onPhase(phase, Date.now() - started);
+  };
   await database.bulkTransaction(async (session) => {
     // The campaign documents are built once at the end, not once per statement (see migrations/0003).
     await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
@@ -61,16 +70,22 @@ export async function writeDataset(
     }
     await writing;
 
-    for (const [table, names] of staged) {
-      await session.query(
-        sql`INSERT INTO ${table} (${identifiers(names)}) SELECT ${identifiers(names)} FROM ${sql.identifier(`staged_${getTableName(table)}`)}`,
-      );
-    }
-    for (const statement of restore) await session.query(sql.raw(statement));
-    // The planner must see the loaded tables' real sizes before the set-based refresh below.
-    await session.query(sql`ANALYZE`);
-    await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
-    await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
+    await timed('insert staged rows', async () => {
+      for (const [table, names] of staged) {
+        await session.query(
+          sql`INSERT INTO ${table} (${identifiers(names)}) SELECT ${identifiers(names)} FROM ${sql.identifier(`staged_${getTableName(table)}`)}`,
+        );
+      }
+    });
+    await timed('rebuild indexes', async () => {
+      for (const statement of restore) await session.query(sql.raw(statement));
+    });
+    await timed('build campaign documents', async () => {
+      // The planner must see the loaded tables' real sizes before the set-based refresh.
+      await session.query(sql`ANALYZE`);
+      await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
+      await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
+    });
     // The generator chose the keys; new rows continue after them.
     await session.query(sql`SELECT setval(pg_get_serial_sequence('campaigns', 'key'), coalesce(max(key), 0) + 1, false) FROM campaigns`);
     await session.query(
@@ -78,7 +93,7 @@ export async function writeDataset(
     );
   });
   // Fresh statistics for the planner, and a visibility map so deep pages can be index-only scans.
-  await database.db.execute(sql`VACUUM ANALYZE`);
+  await timed('vacuum and analyze', () => database.db.execute(sql`VACUUM ANALYZE`));
 }
 
 /** Generated columns are computed by PostgreSQL; the others are written when the rows carry them. */
