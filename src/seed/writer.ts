@@ -20,9 +20,10 @@ export type WritePhase = 'insert staged rows' | 'rebuild indexes' | 'build campa
 /**
  * Writes a whole data set in one transaction: a failure leaves the database as it was.
  *
- * Tables with triggers (the claim totals) are copied into temporary staging tables first and moved
- * into place with one `INSERT ... SELECT` each, so their statement-level triggers run once over the
- * whole set instead of once per chunk. Indexes and key constraints are set aside meanwhile and
+ * Claims are copied into a temporary staging table first and moved into place with one
+ * `INSERT ... SELECT`, so the trigger that keeps the incentives' claim totals runs once over the whole
+ * set instead of once per chunk. The other tables' triggers only maintain the campaign documents,
+ * which the load defers to one set-based `refresh_campaigns(NULL)` at the end. Indexes and key constraints are set aside meanwhile and
  * rebuilt at the end (a sorted build is far faster than a million random index insertions); their
  * definitions are read back from the catalog, so the migrations stay their only source.
  * The next chunk is generated while the database is still taking the previous one.
@@ -43,7 +44,6 @@ export async function writeDataset(
     await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
     const tableNames = Object.values(SEED_TABLES).map((table) => getTableName(table));
     const restore = await setAsideIndexesAndConstraints(session, tableNames);
-    const withTriggers = await tablesWithTriggers(session, tableNames);
     const staged = new Map<PgTable, string[]>();
 
     let writing: Promise<void> = Promise.resolve();
@@ -56,7 +56,7 @@ export async function writeDataset(
       const data = encodeCopyText(columns, rows);
       await writing;
       let target = getTableName(table);
-      if (withTriggers.has(target)) {
+      if (STAGED_TABLES.has(target)) {
         target = `staged_${target}`;
         if (!staged.has(table)) {
           staged.set(table, columns.map(([, column]) => column.name));
@@ -96,6 +96,9 @@ export async function writeDataset(
   await timed('vacuum and analyze', () => database.db.execute(sql`VACUUM ANALYZE`));
 }
 
+/** Tables whose statement triggers do set-based work per statement (the claim totals). */
+const STAGED_TABLES = new Set(['claims']);
+
 /** Generated columns are computed by PostgreSQL; the others are written when the rows carry them. */
 function writtenColumns(table: PgTable, sample: Record<string, unknown>): [string, PgColumn][] {
   return Object.entries(getTableColumns(table)).filter(
@@ -131,15 +134,6 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 
 function escapeCopyValue(value: string): string {
   return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (character) => COPY_ESCAPES[character]!) : value;
-}
-
-async function tablesWithTriggers(session: BulkSession, tables: string[]): Promise<Set<string>> {
-  const rows = await session.query<{ table: string }>(
-    sql`SELECT DISTINCT t.relname AS table FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid
-         WHERE NOT g.tgisinternal AND t.relname = ANY(${sql.param(tables)}::text[])
-           AND t.relnamespace = 'public'::regnamespace`,
-  );
-  return new Set(rows.map((row) => row.table));
 }
 
 /**
