@@ -12,12 +12,15 @@ import { notFound } from './plugins/not-found.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { healthRoutes } from './routes/health.js';
+import { stagingRoutes } from './routes/staging.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { describeValidationError } from './validation-messages.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     repositories: Repositories;
+    /** The current time; injected so that tests can pin it. */
+    clock: () => Date;
   }
 }
 
@@ -27,13 +30,15 @@ export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerRespo
 export interface AppDependencies {
   database: DatabaseHandle;
   logger: Logger;
+  /** Source of the current time (default: the system clock). */
+  clock?: () => Date;
 }
 
 /**
  * Builds the whole HTTP application: every Fastify option, plugin and route, registered
  * explicitly in one visible order. It never reads the environment and never listens.
  */
-export async function buildApp(config: Config, { database, logger }: AppDependencies): Promise<App> {
+export async function buildApp(config: Config, { database, logger, clock = () => new Date() }: AppDependencies): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -74,6 +79,7 @@ export async function buildApp(config: Config, { database, logger }: AppDependen
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db));
+  app.decorate('clock', clock);
 
   await app.register(errorHandler);
   await app.register(notFound);
@@ -90,6 +96,11 @@ export async function buildApp(config: Config, { database, logger }: AppDependen
         { url: config.BASE_URL, description: 'Public operations' },
         ...(config.STAGING_URL === config.BASE_URL ? [] : [{ url: config.STAGING_URL, description: 'Staging operations' }]),
       ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token issued with `npm run token -- create`' },
+        },
+      },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => typeof json.$id === 'string' ? json.$id : `schema${index}` },
   });
@@ -101,6 +112,7 @@ export async function buildApp(config: Config, { database, logger }: AppDependen
   });
 
   await app.register(healthRoutes, { database });
+  await app.register(stagingRoutes);
 
   return app;
 }

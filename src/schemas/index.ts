@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
+import { Streak, UserProfile } from './profile.js';
 
 /**
  * Every reusable schema, registered once with `app.addSchema` in this order (a schema after
@@ -16,4 +17,6 @@ export const SHARED_SCHEMAS: TSchema[] = [
   CriteriaV2,
   ...INCENTIVE_VARIANTS,
   Incentive,
+  Streak,
+  UserProfile,
 ];

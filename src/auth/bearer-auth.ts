@@ -1,0 +1,87 @@
+import bearerAuth from '@fastify/bearer-auth';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { unauthorized } from '../errors.js';
+import { TOKEN_FORMAT } from './tokens.js';
+
+/** Who presented the bearer token: the token's user. */
+export interface Caller {
+  userId: string;
+  address: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the bearer-auth hook of the staging scope; null everywhere else. */
+    caller: Caller | null;
+  }
+}
+
+const MISSING_HEADER = 'FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER';
+const INVALID_HEADER = 'FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER';
+
+/**
+ * Guards every route of the scope it is registered in (fastify-plugin: the hook lands in that
+ * scope, not in a child): the request must carry `Authorization: Bearer <token>` with an active
+ * token. The token is looked up by its SHA-256 (one indexed query, constant-time comparison of
+ * the hash); a header that cannot hold a token costs no query at all. Only the header is read:
+ * a token in the query string is never looked at.
+ *
+ * @fastify/bearer-auth runs without its own hook so that failures go through the app's error
+ * handler: the `{ error }` envelope with `WWW-Authenticate: Bearer`, and a 503 rather than a 500
+ * when the database is down during the lookup. It logs each refusal at warn, without the token.
+ */
+export const bearerAuthScope = fp(
+  async (app: FastifyInstance) => {
+    const tokens = app.repositories.apiTokens;
+    // Requests whose header reached the token lookup: their refusal means unknown or revoked.
+    const lookedUp = new WeakSet<FastifyRequest>();
+
+    app.decorateRequest('caller', null);
+    await app.register(bearerAuth, {
+      keys: [],
+      addHook: false,
+      // RFC 7235: the scheme name is case-insensitive ("bearer" is accepted too).
+      specCompliance: 'rfc6749',
+      verifyErrorLogLevel: 'warn',
+      auth: async (token: string, request: FastifyRequest) => {
+        if (!TOKEN_FORMAT.test(token)) return false;
+        lookedUp.add(request);
+        const owner = await tokens.findTokenOwner(token);
+        if (!owner) return false;
+        request.caller = { userId: owner.userId, address: owner.address };
+        return true;
+      },
+    });
+
+    const verify = app.verifyBearerAuth;
+    if (!verify) throw new Error('@fastify/bearer-auth did not decorate verifyBearerAuth');
+
+    app.addHook('onRequest', (request, reply, done) => {
+      // A CORS preflight carries no credentials by design; whoever answers it must not need a token.
+      if (request.method === 'OPTIONS') return done();
+      verify(request, reply, (error) => {
+        if (!error) return done();
+        const code = (error as FastifyError).code;
+        if (code === MISSING_HEADER) return done(unauthorized('missing bearer token: send the header Authorization: Bearer <token>'));
+        if (code === INVALID_HEADER) {
+          return done(
+            unauthorized(
+              lookedUp.has(request)
+                ? 'invalid bearer token: unknown or revoked'
+                : 'malformed Authorization header: expected Bearer followed by a token',
+            ),
+          );
+        }
+        done(error);
+      });
+    });
+  },
+  { name: 'bearer-auth-scope' },
+);
+
+/** The caller of a route inside the staging scope; a route outside it asking is a programming error. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Error(`${request.routeOptions.url ?? request.url} is not inside the bearer-auth scope`);
+  return request.caller;
+}
