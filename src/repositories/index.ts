@@ -1,10 +1,12 @@
 import type { Database } from '../db/client.js';
+import { createAccessListsRepository } from './access-lists.repository.js';
 import { createApiTokensRepository } from './api-tokens.repository.js';
 import { createProfileRepository } from './profile.repository.js';
 
 /** Every repository, built once per app over the same database; routes reach them as `app.repositories`. */
 export function createRepositories(db: Database) {
   return {
+    accessLists: createAccessListsRepository(db),
     apiTokens: createApiTokensRepository(db),
     profiles: createProfileRepository(db),
   };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { bearerAuthScope } from '../auth/bearer-auth.js';
+import { accessListRoutes } from './access-lists.js';
 import { profileRoutes } from './profile.js';
 
 /**
@@ -14,5 +15,6 @@ export const stagingRoutes: FastifyPluginAsync = async (app) => {
     return payload;
   });
 
+  await app.register(accessListRoutes);
   await app.register(profileRoutes);
 };

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { AccessList, AccessListPage } from './access-lists.js';
 import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
 import { Streak, UserProfile } from './profile.js';
@@ -19,4 +20,6 @@ export const SHARED_SCHEMAS: TSchema[] = [
   Incentive,
   Streak,
   UserProfile,
+  AccessList,
+  AccessListPage,
 ];

@@ -5,7 +5,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertApiToken, insertUser } from '../helpers/factories.js';
 
-const STAGING_ROUTES = ['/users/profile'];
+const STAGING_ROUTES = ['/campaigns/accesslists', '/users/profile'];
 const WELL_FORMED_UNKNOWN_TOKEN = `cs_${'A'.repeat(43)}`;
 
 /** Flips one character of a token, keeping it well formed, so the lookup itself must refuse it. */
@@ -71,24 +71,24 @@ describe('bearer auth of the staging routes', () => {
     expectUnauthorized(await get(url, `Bearer ${oneCharacterOff(token)}`), UNKNOWN);
   });
 
-  it('never reads a token from the query string: 401 without the header, 400 for the unknown parameter with it', async () => {
-    expectUnauthorized(await get(`/users/profile?access_token=${token}`), MISSING);
-    const withHeader = await get(`/users/profile?access_token=${token}`, `Bearer ${token}`);
+  it.each(STAGING_ROUTES)('%s never reads a token from the query string: 401 without the header, 400 with it', async (url) => {
+    expectUnauthorized(await get(`${url}?access_token=${token}`), MISSING);
+    const withHeader = await get(`${url}?access_token=${token}`, `Bearer ${token}`);
     expect(withHeader.statusCode).toBe(400);
     expect(withHeader.json()).toEqual({ error: "unknown query parameter 'access_token'" });
   });
 
-  it('guards HEAD like GET', async () => {
-    const refused = await get('/users/profile', undefined, 'HEAD');
+  it.each(STAGING_ROUTES)('%s guards HEAD like GET', async (url) => {
+    const refused = await get(url, undefined, 'HEAD');
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['www-authenticate']).toBe('Bearer');
-    expect((await get('/users/profile', `Bearer ${token}`, 'HEAD')).statusCode).toBe(200);
+    expect((await get(url, `Bearer ${token}`, 'HEAD')).statusCode).toBe(200);
   });
 
-  it('lets a CORS preflight through without a token', async () => {
+  it.each(STAGING_ROUTES)('%s lets a CORS preflight through without a token', async (url) => {
     const response = await app.inject({
       method: 'OPTIONS',
-      url: '/users/profile',
+      url,
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
     });
     expect(response.statusCode).not.toBe(401);
