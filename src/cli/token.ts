@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   }
   const run = commandFor(args);
   const config = loadConfig();
-  if (!config.DATABASE_URL) refuseEmbeddedDatabaseInUse(config.PGLITE_DATA_DIR);
+  if (!config.DATABASE_URL) checkEmbeddedDatabase(config.PGLITE_DATA_DIR);
   const database = await openDatabase(config);
   try {
     await run(createApiTokensRepository(database.db), database);
@@ -167,11 +167,15 @@ async function revokeToken(tokens: ApiTokensRepository, id: number) {
 }
 
 /**
- * PGlite does not lock its data directory, and two processes writing it would corrupt it. While a
- * server holds it, PGlite keeps a postmaster.pid file there (removed when it closes cleanly).
+ * Opening a missing embedded database would create an empty one; say so instead. PGlite does not
+ * lock its data directory, and two processes writing it would corrupt it: while a server holds
+ * it, PGlite keeps a postmaster.pid file there (removed when it closes cleanly).
  */
-function refuseEmbeddedDatabaseInUse(dataDir: string): void {
+function checkEmbeddedDatabase(dataDir: string): void {
   if (dataDir.startsWith('memory://')) throw new CommandError('PGLITE_DATA_DIR is memory://: there are no tokens to manage');
+  if (!existsSync(dataDir)) {
+    throw new CommandError(`no embedded database at ${dataDir}: start the server once, or set DATABASE_URL or PGLITE_DATA_DIR`);
+  }
   const pidFile = join(dataDir, 'postmaster.pid');
   if (existsSync(pidFile)) {
     throw new CommandError(

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, TOKEN_FORMAT } from '../../src/auth/tokens.js';
-import { type Database, type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import { createApiTokensRepository } from '../../src/repositories/api-tokens.repository.js';
+import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertUser } from '../helpers/factories.js';
 
@@ -28,7 +29,7 @@ interface CommandResult {
 // Every step starts a process; on a small, busy machine that takes seconds each.
 describe('npm run token', { timeout: 120_000 }, () => {
   let environment: Record<string, string>;
-  let withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+  let withDatabase: <T>(work: (database: DatabaseHandle) => Promise<T>) => Promise<T>;
   let cleanUp: () => Promise<void>;
   let user: { id: string; address: string };
 
@@ -36,7 +37,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
     const testDatabase: TestDatabase = await createTestDatabase();
     if (testDatabase.url) {
       environment = { DATABASE_URL: testDatabase.url };
-      withDatabase = (work) => work(testDatabase.db);
+      withDatabase = (work) => work(testDatabase);
       cleanUp = () => testDatabase.close();
     } else {
       await testDatabase.close();
@@ -51,7 +52,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
       withDatabase = async (work) => {
         const handle: DatabaseHandle = await openDatabase(settings);
         try {
-          return await work(handle.db);
+          return await work(handle);
         } finally {
           await handle.close();
         }
@@ -63,16 +64,18 @@ describe('npm run token', { timeout: 120_000 }, () => {
       })();
       cleanUp = () => rm(directory, { recursive: true, force: true });
     }
-    user = await withDatabase((db) => insertUser(db));
+    user = await withDatabase(({ db }) => insertUser(db));
   });
   afterAll(async () => {
     await cleanUp();
   });
 
-  async function token(...args: string[]): Promise<CommandResult> {
+  const token = (...args: string[]) => tokenWith(environment, ...args);
+
+  async function tokenWith(database: Record<string, string>, ...args: string[]): Promise<CommandResult> {
     try {
       const { stdout, stderr } = await run(TSX, ['src/cli/token.ts', ...args], {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...environment },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...database },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -83,6 +86,17 @@ describe('npm run token', { timeout: 120_000 }, () => {
 
   const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
 
+  /** What the server answers to the token on a staging route. */
+  const statusWith = (issued: string) =>
+    withDatabase(async (database) => {
+      const app = await buildTestApp(database);
+      try {
+        return (await app.inject({ url: '/users/profile', headers: { authorization: `Bearer ${issued}` } })).statusCode;
+      } finally {
+        await app.close();
+      }
+    });
+
   it('creates a token by address, prints it once as the last line, and stores only its hash', async () => {
     const created = await token('create', '--user', user.address.toUpperCase().replace('0X', '0x'), '--label', 'ci bot');
     expect(created.code).toBe(0);
@@ -90,7 +104,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
     expect(issued).toMatch(TOKEN_FORMAT);
     expect(created.stdout.split(issued).length - 1).toBe(1);
 
-    const rows = await withDatabase((db) =>
+    const rows = await withDatabase(({ db }) =>
       queryRows<{ token_hash: string; label: string; user_id: string; holds_clear_token: boolean }>(
         db,
         sql`SELECT token_hash, label, user_id, t::text LIKE ${`%${issued}%`} AS holds_clear_token FROM api_tokens AS t`,
@@ -99,13 +113,14 @@ describe('npm run token', { timeout: 120_000 }, () => {
     expect(rows).toEqual([{ token_hash: hashToken(issued), label: 'ci bot', user_id: user.id, holds_clear_token: false }]);
   });
 
-  it('creates a token by user id, lists tokens without them, and revokes one at once', async () => {
+  it('creates a token by user id, lists tokens without them, and revokes one: the server refuses it at once', async () => {
     const created = await token('create', '--user', user.id);
     expect(created.code).toBe(0);
     const issued = lastLine(created.stdout);
-    const owner = await withDatabase((db) => createApiTokensRepository(db).findTokenOwner(issued));
+    const owner = await withDatabase(({ db }) => createApiTokensRepository(db).findTokenOwner(issued));
     expect(owner).toMatchObject({ userId: user.id, address: user.address });
     const id = String(owner!.tokenId);
+    expect(await statusWith(issued)).toBe(200);
 
     const listed = await token('list');
     expect(listed.code).toBe(0);
@@ -120,7 +135,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
 
     const revoked = await token('revoke', id);
     expect(revoked.code).toBe(0);
-    expect(await withDatabase((db) => createApiTokensRepository(db).findTokenOwner(issued))).toBeNull();
+    expect(await statusWith(issued)).toBe(401);
     expect(lastLine((await token('list')).stdout)).toMatch(/\d{4}-\d\d-\d\dT[0-9:.]+Z$/);
 
     const again = await token('revoke', id);
@@ -128,7 +143,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
     expect(again.stderr).toContain(`no active token with id ${id}`);
   });
 
-  it('explains usage errors and unknown users, exits 1 and prints nothing on stdout', async () => {
+  it('explains usage errors, unknown users and unusable databases, exits 1 and prints nothing on stdout', async () => {
     // Each run starts a process (seconds on a small machine): a few representative cases, side by side.
     const cases: [string[], string, boolean][] = [
       [[], 'missing command', true],
@@ -138,6 +153,24 @@ describe('npm run token', { timeout: 120_000 }, () => {
       [['create', '--user', '0x0000000000000000000000000000000000000001'], 'no user 0x0000000000000000000000000000000000000001 in ', false],
     ];
     const results = await Promise.all(cases.map(([args]) => token(...args)));
+
+    // The embedded database: missing, or held by a running server (PGlite's postmaster.pid).
+    const inUse = await mkdtemp(join(tmpdir(), 'token-cli-in-use-'));
+    await writeFile(join(inUse, 'postmaster.pid'), '-42\n');
+    cases.push(
+      [['list'], `no embedded database at ${inUse}-missing`, false],
+      [['list'], `the embedded database at ${inUse} is in use`, false],
+    );
+    try {
+      results.push(
+        ...(await Promise.all([
+          tokenWith({ PGLITE_DATA_DIR: `${inUse}-missing` }, 'list'),
+          tokenWith({ PGLITE_DATA_DIR: inUse }, 'list'),
+        ])),
+      );
+    } finally {
+      await rm(inUse, { recursive: true, force: true });
+    }
     results.forEach((result, index) => {
       const [, message, showsUsage] = cases[index]!;
       expect(result.code).toBe(1);
