@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { BEARER_SECURITY_SCHEME } from './auth/bearer-auth.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
@@ -97,9 +98,7 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
         ...(config.STAGING_URL === config.BASE_URL ? [] : [{ url: config.STAGING_URL, description: 'Staging operations' }]),
       ],
       components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token issued with `npm run token -- create`' },
-        },
+        securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => typeof json.$id === 'string' ? json.$id : `schema${index}` },
