@@ -97,6 +97,7 @@ function describeRefusal(code: string | undefined, lookedUp: boolean) {
 
 /** The caller of a route inside the staging scope; a route outside it asking is a programming error. */
 export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw new Error(`${request.routeOptions.url ?? request.url} is not inside the bearer-auth scope`);
+  // The route pattern, never request.url: a URL may carry a pasted token, and this message is logged.
+  if (!request.caller) throw new Error(`${request.routeOptions.url ?? 'this route'} is not inside the bearer-auth scope`);
   return request.caller;
 }
