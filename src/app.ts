@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { BEARER_SECURITY_SCHEME } from './auth/bearer-auth.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
@@ -13,13 +14,14 @@ import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { healthRoutes } from './routes/health.js';
+import { stagingRoutes } from './routes/staging.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { describeValidationError } from './validation-messages.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     repositories: Repositories;
-    /** The current time; tests pin it. */
+    /** The current time; injected so that tests can pin it. */
     clock: () => Date;
   }
 }
@@ -30,6 +32,7 @@ export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerRespo
 export interface AppDependencies {
   database: DatabaseHandle;
   logger: Logger;
+  /** Source of the current time (default: the system clock). */
   clock?: () => Date;
 }
 
@@ -95,6 +98,9 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
         { url: config.BASE_URL, description: 'Public operations' },
         ...(config.STAGING_URL === config.BASE_URL ? [] : [{ url: config.STAGING_URL, description: 'Staging operations' }]),
       ],
+      components: {
+        securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
+      },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => typeof json.$id === 'string' ? json.$id : `schema${index}` },
   });
@@ -107,6 +113,7 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
 
   await app.register(healthRoutes, { database });
   await app.register(campaignRoutes);
+  await app.register(stagingRoutes);
 
   return app;
 }

@@ -7,6 +7,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 const TOKEN_PREFIX = 'cs_';
 const TOKEN_BYTES = 32;
 export const TOKEN_FORMAT = /^cs_[A-Za-z0-9_-]{43}$/;
+const TOKENS_IN_TEXT = /cs_[A-Za-z0-9_-]{43}/g;
+
+/** Replaces anything shaped like a token in free text (a URL about to be logged) with a marker. */
+export const maskTokens = (text: string) => text.replace(TOKENS_IN_TEXT, 'cs_[redacted]');
 
 export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');

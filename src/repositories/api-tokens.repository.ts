@@ -84,6 +84,11 @@ export function createApiTokensRepository(db: Database) {
       const [row] = await db.select({ id: users.id }).from(users).where(eq(users.address, address.toLowerCase())).limit(1);
       return row?.id ?? null;
     },
+
+    async findUserById(id: string): Promise<{ id: string; address: string } | null> {
+      const [row] = await db.select({ id: users.id, address: users.address }).from(users).where(eq(users.id, id)).limit(1);
+      return row ?? null;
+    },
   };
 }
 

@@ -1,7 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ActionClaimant, ActionStep, AllowList, CampaignDetail, CampaignList, CampaignListItem } from './campaigns.js';
+import { AccessList, AccessListPage } from './access-lists.js';
 import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
+import { Streak, UserProfile } from './profile.js';
 
 /**
  * Every reusable schema, registered once with `app.addSchema` in this order (a schema after
@@ -23,4 +25,8 @@ export const SHARED_SCHEMAS: TSchema[] = [
   CampaignListItem,
   CampaignList,
   CampaignDetail,
+  Streak,
+  UserProfile,
+  AccessList,
+  AccessListPage,
 ];

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppDependencies, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 
@@ -13,11 +13,11 @@ export async function buildTestApp(
   overrides: Record<string, string> = {},
   /** Adds test-only routes before the app is sealed. */
   extend: (app: App) => void = () => undefined,
-  /** Pins the app's notion of now. */
-  clock?: () => Date,
+  /** Replaces the quiet logger or the system clock. */
+  dependencies: Partial<Pick<AppDependencies, 'logger' | 'clock'>> = {},
 ): Promise<App> {
   const config = testConfig(overrides);
-  const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }), clock });
+  const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }), ...dependencies });
   extend(app);
   await app.ready();
   return app;

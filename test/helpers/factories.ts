@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db/client.js';
 import {
+  accessListMembers,
+  accessLists,
   actionSteps,
   actionTemplates,
   allowListAddresses,
@@ -12,6 +15,7 @@ import {
   tokens,
   users,
 } from '../../src/db/schema.js';
+import { createApiTokensRepository } from '../../src/repositories/api-tokens.repository.js';
 
 /**
  * Small factories for purpose-built test data: each inserts one row with sensible defaults and
@@ -24,6 +28,8 @@ const next = () => ++sequence;
 /** `address(7)` is `0x0000...0007`: readable, valid and lowercase. */
 export const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 export const ZERO_ADDRESS = address(0);
+
+export const randomAddress = () => `0x${randomBytes(20).toString('hex')}`;
 
 const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, '0')}`;
 
@@ -202,4 +208,27 @@ export async function insertClaim(db: Database, input: ClaimInput) {
     })
     .returning();
   return row!;
+}
+
+/** Issues a bearer token through the repository, as the token command does; returns the clear token. */
+export async function insertApiToken(db: Database, userId: string, label: string | null = null) {
+  return createApiTokensRepository(db).createToken(userId, label);
+}
+
+export async function insertAccessList(
+  db: Database,
+  overrides: Partial<typeof accessLists.$inferInsert> & Pick<typeof accessLists.$inferInsert, 'ownerUserId'>,
+) {
+  const [row] = await db
+    .insert(accessLists)
+    .values({ name: 'Access list', icon: 'https://assets.example.com/icons/star.svg', ...overrides })
+    .returning();
+  return row!;
+}
+
+/** Adds `count` random member addresses to an access list, or the given addresses. */
+export async function insertAccessListMembers(db: Database, accessListId: string, members: number | string[]) {
+  const addresses = typeof members === 'number' ? Array.from({ length: members }, randomAddress) : members;
+  if (addresses.length === 0) return;
+  await db.insert(accessListMembers).values(addresses.map((member) => ({ accessListId, address: member })));
 }

@@ -87,7 +87,7 @@ describe('GET /campaigns and GET /campaigns/:id', () => {
     for (const name of ['tied1', 'tied2', 'tied3']) {
       await add(name, { blockTimestamp: T0 + 10, incentives: [erc20Incentive(usdc.address)] });
     }
-    app = await buildTestApp(database, {}, undefined, () => clock);
+    app = await buildTestApp(database, {}, undefined, { clock: () => clock });
   });
   afterAll(async () => {
     await app.close();

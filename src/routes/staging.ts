@@ -1,0 +1,20 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { bearerAuthScope } from '../auth/bearer-auth.js';
+import { accessListRoutes } from './access-lists.js';
+import { profileRoutes } from './profile.js';
+
+/**
+ * The staging operations, in a scope of their own: the bearer-auth hook registered here guards
+ * exactly these routes (and their HEAD twins), and nothing outside. Their answers are per user,
+ * so no cache may keep them, errors included.
+ */
+export const stagingRoutes: FastifyPluginAsync = async (app) => {
+  await app.register(bearerAuthScope);
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'private, no-store');
+    return payload;
+  });
+
+  await app.register(accessListRoutes);
+  await app.register(profileRoutes);
+};

@@ -1,0 +1,182 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken, TOKEN_FORMAT } from '../../src/auth/tokens.js';
+import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import { createApiTokensRepository } from '../../src/repositories/api-tokens.repository.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { insertUser } from '../helpers/factories.js';
+
+const run = promisify(execFile);
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The token command end to end, as an operator runs it: a separate process on the test's
+ * PostgreSQL database, or (on PGlite) on an embedded database in a temporary directory that the
+ * test closes before each run, since an embedded database has one user at a time.
+ */
+// Every step starts a process; on a small, busy machine that takes seconds each.
+describe('npm run token', { timeout: 120_000 }, () => {
+  let environment: Record<string, string>;
+  let withDatabase: <T>(work: (database: DatabaseHandle) => Promise<T>) => Promise<T>;
+  let cleanUp: () => Promise<void>;
+  let user: { id: string; address: string };
+
+  beforeAll(async () => {
+    const testDatabase: TestDatabase = await createTestDatabase();
+    if (testDatabase.url) {
+      environment = { DATABASE_URL: testDatabase.url };
+      withDatabase = (work) => work(testDatabase);
+      cleanUp = () => testDatabase.close();
+    } else {
+      await testDatabase.close();
+      const directory = await mkdtemp(join(tmpdir(), 'token-cli-'));
+      const settings = {
+        PGLITE_DATA_DIR: directory,
+        DB_POOL_MAX: 1,
+        DB_STATEMENT_TIMEOUT_MS: 30_000,
+        DB_CONNECT_TIMEOUT_MS: 5_000,
+      };
+      environment = { PGLITE_DATA_DIR: directory };
+      withDatabase = async (work) => {
+        const handle: DatabaseHandle = await openDatabase(settings);
+        try {
+          return await work(handle);
+        } finally {
+          await handle.close();
+        }
+      };
+      await (async () => {
+        const handle = await openDatabase(settings);
+        await handle.migrate();
+        await handle.close();
+      })();
+      cleanUp = () => rm(directory, { recursive: true, force: true });
+    }
+    user = await withDatabase(({ db }) => insertUser(db));
+  });
+  afterAll(async () => {
+    await cleanUp();
+  });
+
+  const token = (...args: string[]) => tokenWith(environment, ...args);
+
+  async function tokenWith(database: Record<string, string>, ...args: string[]): Promise<CommandResult> {
+    try {
+      const { stdout, stderr } = await run(TSX, ['src/cli/token.ts', ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...database },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
+
+  /** What the server answers to the token on a staging route. */
+  const statusWith = (issued: string) =>
+    withDatabase(async (database) => {
+      const app = await buildTestApp(database);
+      try {
+        return (await app.inject({ url: '/users/profile', headers: { authorization: `Bearer ${issued}` } })).statusCode;
+      } finally {
+        await app.close();
+      }
+    });
+
+  it('creates a token by address, prints it once as the last line, and stores only its hash', async () => {
+    const created = await token('create', '--user', user.address.toUpperCase().replace('0X', '0x'), '--label', 'ci bot');
+    expect(created.code).toBe(0);
+    const issued = lastLine(created.stdout);
+    expect(issued).toMatch(TOKEN_FORMAT);
+    expect(created.stdout.split(issued).length - 1).toBe(1);
+
+    const rows = await withDatabase(({ db }) =>
+      queryRows<{ token_hash: string; label: string; user_id: string; holds_clear_token: boolean }>(
+        db,
+        sql`SELECT token_hash, label, user_id, t::text LIKE ${`%${issued}%`} AS holds_clear_token FROM api_tokens AS t`,
+      ),
+    );
+    expect(rows).toEqual([{ token_hash: hashToken(issued), label: 'ci bot', user_id: user.id, holds_clear_token: false }]);
+  });
+
+  it('creates a token by user id, lists tokens without them, and revokes one: the server refuses it at once', async () => {
+    const created = await token('create', '--user', user.id);
+    expect(created.code).toBe(0);
+    const issued = lastLine(created.stdout);
+    const owner = await withDatabase(({ db }) => createApiTokensRepository(db).findTokenOwner(issued));
+    expect(owner).toMatchObject({ userId: user.id, address: user.address });
+    const id = String(owner!.tokenId);
+    expect(await statusWith(issued)).toBe(200);
+
+    const listed = await token('list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(issued);
+    expect(listed.stdout).not.toMatch(/cs_[A-Za-z0-9_-]{43}/);
+    const [header, ...lines] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+USER\s+USER ID\s+LABEL\s+CREATED\s+REVOKED$/);
+    expect(lines).toHaveLength(2);
+    const line = lines.find((text) => text.startsWith(`${id} `));
+    expect(line).toContain(user.address);
+    expect(line).toMatch(/ -$/); // not revoked
+
+    const revoked = await token('revoke', id);
+    expect(revoked.code).toBe(0);
+    expect(await statusWith(issued)).toBe(401);
+    expect(lastLine((await token('list')).stdout)).toMatch(/\d{4}-\d\d-\d\dT[0-9:.]+Z$/);
+
+    const again = await token('revoke', id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no active token with id ${id}`);
+  });
+
+  it('explains usage errors, unknown users and unusable databases, exits 1 and prints nothing on stdout', async () => {
+    // Each run starts a process (seconds on a small machine): a few representative cases, side by side.
+    const cases: [string[], string, boolean][] = [
+      [[], 'missing command', true],
+      [['create', '--user', 'alice'], '--user must be an address (0x followed by 40 hexadecimal characters) or a user id', true],
+      [['list', '--label', 'x'], '--user and --label belong to create, not to list', true],
+      [['revoke', 'abc'], "revoke needs a token id, a positive whole number (got 'abc')", true],
+      [['create', '--user', '0x0000000000000000000000000000000000000001'], 'no user 0x0000000000000000000000000000000000000001 in ', false],
+    ];
+    const results = await Promise.all(cases.map(([args]) => token(...args)));
+
+    // The embedded database: missing, or held by a running server (PGlite's postmaster.pid).
+    const inUse = await mkdtemp(join(tmpdir(), 'token-cli-in-use-'));
+    await writeFile(join(inUse, 'postmaster.pid'), '-42\n');
+    cases.push(
+      [['list'], `no embedded database at ${inUse}-missing`, false],
+      [['list'], `the embedded database at ${inUse} is in use`, false],
+    );
+    try {
+      results.push(
+        ...(await Promise.all([
+          tokenWith({ PGLITE_DATA_DIR: `${inUse}-missing` }, 'list'),
+          tokenWith({ PGLITE_DATA_DIR: inUse }, 'list'),
+        ])),
+      );
+    } finally {
+      await rm(inUse, { recursive: true, force: true });
+    }
+    results.forEach((result, index) => {
+      const [, message, showsUsage] = cases[index]!;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr.includes('Usage:')).toBe(showsUsage);
+      expect(result.stdout).toBe('');
+    });
+  });
+});
