@@ -106,7 +106,9 @@ $$;
 -- Written as joins of per-campaign aggregates rather than correlated subqueries: a handful of keys
 -- become index lookups, a whole data set becomes hash joins (a bulk load rebuilds its indexes in the
 -- same transaction, where the planner may not use them yet).
-CREATE FUNCTION refresh_campaigns(keys integer[]) RETURNS void LANGUAGE plpgsql SET jit = off AS $$
+CREATE FUNCTION refresh_campaigns(keys integer[]) RETURNS void LANGUAGE plpgsql
+  -- A whole data set sorts and hashes in memory rather than in temporary files; JIT only slows the small refreshes.
+  SET jit = off SET work_mem = '64MB' AS $$
 DECLARE
   flipped integer;
 BEGIN

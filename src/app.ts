@@ -13,14 +13,19 @@ import { notFound } from './plugins/not-found.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { contractRoutes } from './routes/contracts.js';
 import { healthRoutes } from './routes/health.js';
 import { stagingRoutes } from './routes/staging.js';
+import { trendingRoutes } from './routes/trending.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
+import { ClaimWindows } from './services/claim-windows.js';
 import { describeValidationError } from './validation-messages.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     repositories: Repositories;
+    /** Exact claim volumes over the trailing windows, for the activity routes. */
+    claimWindows: ClaimWindows;
     /** The current time; injected so that tests can pin it. */
     clock: () => Date;
   }
@@ -82,6 +87,10 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db));
   app.decorate('clock', clock);
+  app.decorate(
+    'claimWindows',
+    new ClaimWindows(app.repositories.claimWindows, { refreshMs: config.CLAIM_WINDOW_REFRESH_MS, logger }),
+  );
 
   await app.register(errorHandler);
   await app.register(notFound);
@@ -113,6 +122,8 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
 
   await app.register(healthRoutes, { database });
   await app.register(campaignRoutes);
+  await app.register(trendingRoutes);
+  await app.register(contractRoutes);
   await app.register(stagingRoutes);
 
   return app;

@@ -43,6 +43,10 @@ export const ConfigSchema = Type.Object({
   DB_STATEMENT_TIMEOUT_MS: milliseconds(5000, 'PostgreSQL statement_timeout of every API query'),
   DB_CONNECT_TIMEOUT_MS: milliseconds(2000, 'Time allowed to open a database connection'),
   SHUTDOWN_GRACE_MS: milliseconds(10_000, 'Time in-flight requests get to finish on SIGTERM before the process exits'),
+  CLAIM_WINDOW_REFRESH_MS: milliseconds(
+    30_000,
+    'How often the claim-volume snapshot behind trending and explore contracts is rebuilt; volumes stay exact in between',
+  ),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
   BASE_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the public operations' })),
   STAGING_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the staging operations' })),

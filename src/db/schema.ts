@@ -250,6 +250,8 @@ export const campaigns = pgTable(
     nftMetadataId: text('nft_metadata_id'),
     projectImageUri: text('project_image_uri'),
     tokenImageUri: text('token_image_uri'),
+    /** The token a swap action buys or sells (trending's actionTokenMetadata); null for other actions. */
+    actionTokenAddress: text('action_token_address'),
     /** How to read the claimant from a qualifying transaction; the contract's name comes from `contracts`. */
     actionClaimant: jsonb('action_claimant').$type<ActionClaimantDocument>(),
     /** True while at least one incentive is not exhausted; maintained by `refresh_campaigns()`. */
@@ -284,6 +286,7 @@ export const campaigns = pgTable(
     check('campaigns_budget_format', isAddress('budget')),
     check('campaigns_validator_format', isAddress('validator')),
     check('campaigns_action_format', isAddress('action')),
+    check('campaigns_action_token_format', isAddressOrNull('action_token_address')),
   ],
 );
 

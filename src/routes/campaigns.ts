@@ -10,13 +10,9 @@ import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ref } from '../schemas/typebox.js';
 import { jsonArray } from '../repositories/json-text.js';
 import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
+import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
 
-const errors = {
-  400: { ...ref(ErrorResponse), description: 'A parameter is invalid; the message names it' },
-  503: { ...ref(ErrorResponse), description: 'The database is unavailable; retry after Retry-After seconds' },
-  504: { ...ref(ErrorResponse), description: 'The query took longer than its time budget' },
-};
 
 /** The public campaign operations: the filtered, paginated list and one campaign by ID. */
 export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,7 +29,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Campaigns matching every given filter, newest first (or active first with `sortBy=active`), ' +
           'with their incentives and action steps. Pages never overlap: ties are broken by `id`.',
         querystring: CampaignListQuery,
-        response: { 200: ref(CampaignList), ...errors },
+        response: { 200: ref(CampaignList), ...PUBLIC_ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
@@ -60,7 +56,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: CampaignParams,
         response: {
           200: ref(CampaignDetail),
-          ...errors,
+          ...PUBLIC_ERROR_RESPONSES,
           404: { ...ref(ErrorResponse), description: 'No campaign has this ID' },
         },
       },

@@ -4,6 +4,8 @@ import { AccessList, AccessListPage } from './access-lists.js';
 import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
 import { Streak, UserProfile } from './profile.js';
+import { ContractEntry, ContractList } from './contracts.js';
+import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
 
 /**
  * Every reusable schema, registered once with `app.addSchema` in this order (a schema after
@@ -25,6 +27,14 @@ export const SHARED_SCHEMAS: TSchema[] = [
   CampaignListItem,
   CampaignList,
   CampaignDetail,
+  TrendingIncentive,
+  ActionTemplate,
+  ClaimSignature,
+  ActionTokenMetadata,
+  TrendingEntry,
+  TrendingList,
+  ContractEntry,
+  ContractList,
   Streak,
   UserProfile,
   AccessList,

@@ -171,6 +171,7 @@ export function generateCampaign(random: Random, context: CampaignContext, key: 
           chainId,
         }
       : null,
+    actionTokenAddress: template?.actionType === 'swap' && chainTokens.length > 0 ? random.pick(chainTokens).address : null,
     // Every campaign starts with unclaimed incentives. The incentive trigger computes the flag again
     // and, finding it right, leaves the row alone instead of rewriting every campaign once more.
     hasBudgetLeft: true,

@@ -1,0 +1,2 @@
+ALTER TABLE "campaigns" ADD COLUMN "action_token_address" text;--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_action_token_format" CHECK (action_token_address IS NULL OR action_token_address ~ '^0x[0-9a-f]{40}$');

@@ -1,0 +1,108 @@
+import { sql } from 'drizzle-orm';
+import { type Database, queryRows } from '../db/client.js';
+
+/**
+ * The claim-volume windows the activity routes report, longest last. Windows are half-open:
+ * a claim counts for `1h` at `now` when `now - 1h < claimed_at <= now`.
+ */
+export const CLAIM_WINDOWS = { '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000, '7d': 604_800_000 } as const;
+export type ClaimWindow = keyof typeof CLAIM_WINDOWS;
+export const WINDOW_NAMES = Object.keys(CLAIM_WINDOWS) as ClaimWindow[];
+const LONGEST_MS = CLAIM_WINDOWS['7d'];
+
+export interface WindowSnapshotRow {
+  campaign_key: number;
+  public_id: string;
+  /** Per window, in WINDOW_NAMES order: claim count and USD sum (decimal text, 6 places). */
+  claims: number[];
+  usd: string[];
+}
+
+export interface ClaimChangeRow {
+  campaign_key: number;
+  public_id: string;
+  claimed_at_ms: number;
+  usd_value: string;
+  /** Inserted after the snapshot (id above its highest claim id). */
+  is_new: boolean;
+}
+
+export interface TargetedContractRow {
+  chain_id: number;
+  address: string;
+  name: string;
+  campaign_key: number;
+  block_timestamp: number;
+}
+
+export function createClaimWindowsRepository(db: Database) {
+  const windowFilters = (at: Date) =>
+    WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
+
+  return {
+    /**
+     * Per campaign, claim counts and USD volumes in every window ending at `at`, counting only claims
+     * up to the returned highest claim id: one pass over the last seven days of claims.
+     */
+    async snapshot(at: Date): Promise<{ maxClaimId: string; version: string; rows: WindowSnapshotRow[] }> {
+      const [head] = await queryRows<{ max_claim_id: string; version: string }>(
+        db,
+        sql`SELECT coalesce(max(id), 0)::text AS max_claim_id, (SELECT value::text FROM campaign_set_version) AS version FROM claims`,
+      );
+      const maxClaimId = head?.max_claim_id ?? '0';
+      const filters = windowFilters(at);
+      const rows = await queryRows<WindowSnapshotRow>(
+        db,
+        sql`SELECT w.campaign_key, c.public_id,
+                   ARRAY[${sql.join(filters.map((filter) => sql`count(*) FILTER (WHERE ${filter})::integer`), sql`, `)}] AS claims,
+                   ARRAY[${sql.join(filters.map((filter) => sql`coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0)::text`), sql`, `)}] AS usd
+              FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+             WHERE w.claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND w.claimed_at <= ${at} AND w.id <= ${maxClaimId}
+             GROUP BY w.campaign_key, c.public_id`,
+      );
+      return { maxClaimId, version: head?.version ?? '0', rows };
+    },
+
+    /**
+     * The claims whose membership in some window differs between the snapshot (`snapshotAt`,
+     * `maxClaimId`) and `now`: claims inserted since, claims that were in the future at the snapshot,
+     * and claims that have aged out of a window since. A few hundred rows when the snapshot is fresh.
+     */
+    async changesSince(snapshotAt: Date, maxClaimId: string, now: Date): Promise<{ version: string; rows: ClaimChangeRow[] }> {
+      const leaving = WINDOW_NAMES.map(
+        (name) =>
+          sql`(w.claimed_at > ${new Date(snapshotAt.getTime() - CLAIM_WINDOWS[name])} AND w.claimed_at <= ${new Date(now.getTime() - CLAIM_WINDOWS[name])})`,
+      );
+      const rows = await queryRows<ClaimChangeRow & { version: string }>(
+        db,
+        sql`SELECT (SELECT value::text FROM campaign_set_version) AS version, changes.*
+              FROM (SELECT 1) AS one
+              LEFT JOIN LATERAL (
+                SELECT w.campaign_key, c.public_id, (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms,
+                       w.usd_value::text AS usd_value, w.id > ${maxClaimId} AS is_new
+                  FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+                 WHERE (w.id > ${maxClaimId} AND w.claimed_at > ${new Date(now.getTime() - LONGEST_MS)} AND w.claimed_at <= ${now})
+                    OR (w.id <= ${maxClaimId} AND (
+                          (w.claimed_at > ${snapshotAt} AND w.claimed_at <= ${now}) OR ${sql.join(leaving, sql` OR `)}))
+              ) AS changes ON true`,
+      );
+      return {
+        version: rows[0]?.version ?? '0',
+        rows: rows.filter((row) => row.campaign_key !== null),
+      };
+    },
+
+    /** Every named contract some campaign's action steps target, once per campaign. */
+    async targetedContracts(): Promise<TargetedContractRow[]> {
+      return queryRows<TargetedContractRow>(
+        db,
+        sql`SELECT DISTINCT k.chain_id, k.address, k.name, s.campaign_key, c.block_timestamp::float8 AS block_timestamp
+              FROM action_steps AS s
+              JOIN contracts AS k ON k.chain_id = s.chain_id AND k.address = s.target_contract
+              JOIN campaigns AS c ON c.key = s.campaign_key`,
+      );
+    },
+  };
+}
+
+export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsRepository>;

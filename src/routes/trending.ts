@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageRequest } from '../schemas/common.js';
+import { TrendingList, TrendingQuery } from '../schemas/trending.js';
+import { ref } from '../schemas/typebox.js';
+import { listTrending } from '../services/trending.js';
+import { campaignFiltersFrom } from './campaign-filter-input.js';
+import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
+
+/** GET /reward-kit/trending: active campaigns by USD claimed in the last hour or day. */
+export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/reward-kit/trending',
+    {
+      schema: {
+        operationId: 'listTrendingCampaigns',
+        tags: ['activity'],
+        summary: 'Trending campaigns',
+        description:
+          'Active campaigns with claims in the period (`sortBy`, default `24h`), by USD claimed in it, highest first, ' +
+          'ties on `id`. Volumes are exact at the instant of the request: a claim counts for `1h` when it was made ' +
+          'less than an hour before. With `claimantAddress`, `status`, `accessStatus` and `signature` describe that address.',
+        querystring: TrendingQuery,
+        response: { 200: ref(TrendingList), ...PUBLIC_ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { query } = request;
+      const trendingCampaigns = await listTrending(app.claimWindows, app.repositories.trending, {
+        period: query.sortBy ?? '24h',
+        filters: {
+          ...campaignFiltersFrom(query),
+          creator: query.creatorAddress?.toLowerCase(),
+          actionTypes: query.actionType,
+          excludedActionTypes: query.excludeActionType,
+        },
+        claimant: query.claimantAddress?.toLowerCase(),
+        includeTokenMetadata: query.includeTokenMetadata ?? false,
+        page: pageRequest(query),
+        now: app.clock(),
+      });
+      return { trendingCampaigns };
+    },
+  );
+};

@@ -1,0 +1,229 @@
+import type { ClaimWindow } from '../repositories/claim-windows.repository.js';
+import type {
+  TrendingCampaignRow,
+  TrendingFilters,
+  TrendingIncentiveRow,
+  TrendingRepository,
+} from '../repositories/trending.repository.js';
+import type { PageRequest } from '../schemas/common.js';
+import type { TrendingEntry } from '../schemas/trending.js';
+import { formatUnits, microsToNumber, usdMicrosOf } from './amounts.js';
+import type { CampaignVolume, ClaimWindows } from './claim-windows.js';
+
+export interface TrendingRequest {
+  period: ClaimWindow & ('1h' | '24h');
+  filters: TrendingFilters;
+  claimant?: string;
+  includeTokenMetadata: boolean;
+  page: PageRequest;
+  now: Date;
+}
+
+/** Filters are checked this many ranked campaigns at a time at first; the batch doubles while pages stay short. */
+const FIRST_BATCH = 100;
+
+/**
+ * Trending campaigns: active campaigns with claims in the period, by USD claimed in it (exact at the
+ * request's instant, see ClaimWindows), highest first, ties on ID. The ranking comes from memory;
+ * the database decides which ranked campaigns pass the filters, batch by batch, then describes the page.
+ */
+export async function listTrending(
+  windows: ClaimWindows,
+  repository: TrendingRepository,
+  request: TrendingRequest,
+): Promise<TrendingEntry[]> {
+  const { page, period } = request;
+  if (page.limit === 0) return [];
+  const view = await windows.at(request.now);
+  const wanted = page.offset + page.limit;
+  const matched: CampaignVolume[] = [];
+  const ranked = view.ranked(period);
+  for (let batchSize = Math.max(FIRST_BATCH, 2 * wanted); matched.length < wanted; batchSize *= 2) {
+    const batch = take(ranked, batchSize);
+    if (batch.length === 0) break;
+    const passing = await repository.filterCampaigns(
+      batch.map((volume) => volume.key),
+      request.filters,
+      request.now,
+    );
+    matched.push(...batch.filter((volume) => passing.has(volume.key)));
+  }
+  const onPage = matched.slice(page.offset, wanted);
+  if (onPage.length === 0) return [];
+
+  const keys = onPage.map((volume) => volume.key);
+  const [campaigns, incentives] = await Promise.all([
+    repository.findCampaigns(keys, request.claimant),
+    repository.findIncentives(keys),
+  ]);
+  const campaignByKey = new Map(campaigns.map((row) => [row.key, row]));
+  const incentivesByKey = new Map<number, TrendingIncentiveRow[]>();
+  for (const row of incentives) incentivesByKey.set(row.campaign_key, [...(incentivesByKey.get(row.campaign_key) ?? []), row]);
+  return onPage.flatMap((volume) => {
+    const campaign = campaignByKey.get(volume.key);
+    if (!campaign) return []; // deleted between the ranking and now
+    return [toEntry(campaign, incentivesByKey.get(volume.key) ?? [], volume, request)];
+  });
+}
+
+function take<T>(iterator: Iterator<T>, count: number): T[] {
+  const items: T[] = [];
+  for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    items.push(next.value);
+    if (items.length === count) break;
+  }
+  return items;
+}
+
+function toEntry(
+  row: TrendingCampaignRow,
+  incentives: TrendingIncentiveRow[],
+  volume: CampaignVolume,
+  request: TrendingRequest,
+): TrendingEntry {
+  const swap = row.action_type === 'swap';
+  return {
+    id: row.public_id,
+    chainId: row.chain_id,
+    incentives: incentives.map(toTrendingIncentive),
+    actionTemplate:
+      row.template_id === null
+        ? null
+        : {
+            id: row.template_id,
+            projectId: row.project_id ?? '',
+            actionType: row.action_type ?? '',
+            projectImage: row.project_image ?? '',
+            description: row.template_description ?? '',
+            category: row.category as NonNullable<TrendingEntry['actionTemplate']>['category'],
+          },
+    status: row.claimant_claimed ? 'claimed' : row.signature !== null ? 'claimable' : 'active',
+    txHash: row.tx_hash,
+    campaignName: row.campaign_name,
+    nftImageUri: row.nft_image_uri,
+    nftName: row.nft_name,
+    tokenImageUri: row.token_image_uri,
+    blockTimestamp: row.block_timestamp,
+    projectUrl: row.project_url,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    claimCount: row.claim_count,
+    totalBudget: row.total_budget_usd,
+    rewardsDistributed: row.distributed_usd,
+    signature:
+      row.signature === null || request.claimant === undefined
+        ? null
+        : {
+            claimant: request.claimant,
+            incentiveId: row.signature_incentive_id ?? 0,
+            signature: row.signature,
+            referrer: row.signature_referrer ?? '',
+          },
+    accessStatus: request.claimant === undefined ? null : accessStatus(row),
+    ...(request.includeTokenMetadata && swap ? { actionTokenMetadata: actionTokenMetadata(row) } : {}),
+    verificationLevel: row.verification_level,
+    usdDistributed24Hr: microsToNumber(volume.windows['24h'].usdMicros),
+    usdDistributed1Hr: microsToNumber(volume.windows['1h'].usdMicros),
+  };
+}
+
+/** decisions.md section 4: what each allow-list type means for the claimant. */
+function accessStatus(row: TrendingCampaignRow): NonNullable<TrendingEntry['accessStatus']> {
+  switch (row.allow_list_type) {
+    case 'SimpleAllowList':
+      return row.claimant_listed ? 'allowed' : 'not-allowed';
+    case 'SimpleDenyList':
+      return row.claimant_listed ? 'denied' : 'allowed';
+    case 'OffchainAccessList':
+      return row.claimant_member ? 'allowed' : 'not-allowed';
+    default: // none, or OpenAllowList
+      return 'allowed';
+  }
+}
+
+function actionTokenMetadata(row: TrendingCampaignRow): TrendingEntry['actionTokenMetadata'] {
+  if (row.action_token_address === null) return null;
+  return {
+    tokenSymbol: row.action_token_symbol ?? '',
+    tokenContract: row.action_token_address,
+    chainId: row.chain_id,
+    tokenImage: row.action_token_image ?? '',
+    decimals: row.action_token_decimals ?? 18,
+    marketCap: row.action_token_market_cap,
+    priceChange24Hr: row.action_token_price_change,
+    volume24Hr: row.action_token_volume,
+    priceUsd: row.action_token_price,
+    holders: row.action_token_holders,
+  };
+}
+
+/** Decimals assumed for a token the service does not know: the EVM convention. */
+const DEFAULT_DECIMALS = 18;
+
+function toTrendingIncentive(row: TrendingIncentiveRow): TrendingEntry['incentives'][number] {
+  const params = row.params;
+  const text = (name: string) => (typeof params[name] === 'string' ? (params[name]) : undefined);
+  const claimed = BigInt(row.total_amount_claimed);
+  const remaining = row.total_budget === null ? 0n : max(BigInt(row.total_budget) - claimed, 0n);
+  const { rewardAmount, maxReward } = rewardAmounts(row.type, text, remaining);
+  const paysPoints = row.type === 'AllowListIncentive' || row.type === 'PointsIncentive';
+  const decimals = row.token_decimals ?? (paysPoints ? 0 : DEFAULT_DECIMALS);
+  const price = paysPoints ? null : row.token_price_usd;
+  return {
+    type: row.type,
+    assetAddress: text('asset') ?? text('allowListAddress') ?? text('venue') ?? '',
+    rewardPercentage: progressPercentage(row, claimed),
+    rebatePercentage: typeof params.rebatePercentage === 'number' ? params.rebatePercentage : 0,
+    rewardAmount: rewardAmount.toString(),
+    rewardAmountFormatted: formatUnits(rewardAmount, decimals),
+    maxReward: maxReward.toString(),
+    maxRewardUsdValue: microsToNumber(usdMicrosOf(maxReward, decimals, price)),
+    rewardUsdValue: microsToNumber(usdMicrosOf(rewardAmount, decimals, price)),
+    tokenSymbol: row.token_symbol,
+    tokenImageUri: row.token_image_uri,
+    metadata:
+      row.token_address === null
+        ? null
+        : {
+            id: row.token_id ?? '',
+            chainId: row.token_chain_id ?? 0,
+            address: row.token_address,
+            decimals: row.token_decimals ?? DEFAULT_DECIMALS,
+            name: row.token_name ?? '',
+            symbol: row.token_symbol ?? '',
+            imageUri: row.token_image_uri ?? '',
+          },
+  };
+}
+
+/** The most one claim pays, per variant (see the TrendingIncentive schema). */
+function rewardAmounts(type: string, text: (name: string) => string | undefined, remaining: bigint) {
+  const amount = (name: string) => BigInt(text(name) ?? '0');
+  switch (type) {
+    case 'AllowListIncentive':
+      return { rewardAmount: 1n, maxReward: 1n };
+    case 'CGDAIncentive':
+      return { rewardAmount: amount('initialReward'), maxReward: amount('initialReward') };
+    case 'ERC20VariableIncentive':
+      return { rewardAmount: remaining, maxReward: remaining };
+    case 'ERC20VariableCriteriaIncentive':
+    case 'ERC20VariableCriteriaIncentiveV2':
+    case 'ERC20PeggedVariableCriteriaIncentive':
+    case 'ERC20PeggedVariableCriteriaIncentiveV2':
+      return { rewardAmount: amount('maxReward'), maxReward: amount('maxReward') };
+    default: // ERC20Incentive, ERC20PeggedIncentive, PointsIncentive
+      return { rewardAmount: amount('reward'), maxReward: amount('reward') };
+  }
+}
+
+/** Share of the claim limit (count-limited variants) or of the budget already claimed, 0-100, 2 decimals. */
+function progressPercentage(row: TrendingIncentiveRow, claimed: bigint): number {
+  const [done, limit] =
+    row.claim_limit !== null ? [BigInt(row.total_claims), BigInt(row.claim_limit)] : [claimed, BigInt(row.total_budget ?? '0')];
+  if (limit <= 0n) return 0;
+  const basisPoints = (min(done, limit) * 10_000n) / limit;
+  return Number(basisPoints) / 100;
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);

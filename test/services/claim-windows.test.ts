@@ -1,0 +1,116 @@
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { claims } from '../../src/db/schema.js';
+import { CLAIM_WINDOWS, createClaimWindowsRepository, WINDOW_NAMES } from '../../src/repositories/claim-windows.repository.js';
+import { parseMicros } from '../../src/services/amounts.js';
+import { ClaimWindows } from '../../src/services/claim-windows.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { address, insertCampaign } from '../helpers/factories.js';
+
+const T = new Date('2026-06-01T12:00:00.000Z').getTime();
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A claim relative to the snapshot instant T; `laterMs` is when the volumes are asked for, after T. */
+const claimArbitrary = (campaigns: number, laterMs: number) =>
+  fc.record({
+    campaign: fc.nat({ max: campaigns - 1 }),
+    offsetMs: fc.oneof(
+      fc.integer({ min: -8 * DAY, max: HOUR }),
+      // Right at the window edges of both instants, where an off-by-one would show.
+      fc.constantFrom(
+        ...[0, laterMs].flatMap((at) =>
+          WINDOW_NAMES.flatMap((name) => [at, at - CLAIM_WINDOWS[name], at - CLAIM_WINDOWS[name] + 1, at - CLAIM_WINDOWS[name] - 1]),
+        ),
+      ),
+    ),
+    usdMicros: fc.bigInt({ min: 0n, max: 10n ** 12n }),
+  });
+
+/** When the volumes are read, and the claims before and after the snapshot. */
+const scenarioArbitrary = fc
+  .integer({ min: 0, max: 2 * HOUR })
+  .chain((laterMs) =>
+    fc.tuple(
+      fc.constant(laterMs),
+      fc.array(claimArbitrary(4, laterMs), { maxLength: 30 }),
+      fc.array(claimArbitrary(4, laterMs), { maxLength: 15 }),
+    ),
+  );
+
+/**
+ * The activity routes' volumes against a plain aggregation over the claims table: a snapshot at T,
+ * then more claims (some made before T but inserted after it, some after T), then a later instant.
+ */
+describe('claim windows', () => {
+  let database: TestDatabase;
+  const keys: number[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    for (let index = 0; index < 4; index++) keys.push((await insertCampaign(database.db)).key);
+  });
+  afterAll(() => database.close());
+
+  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: bigint }[]) {
+    if (rows.length === 0) return;
+    await database.db.insert(claims).values(
+      rows.map((row, index) => ({
+        campaignKey: keys[row.campaign]!,
+        incentivePosition: 0,
+        claimant: address(index + 1),
+        amount: '1',
+        usdValue: `${row.usdMicros / 1_000_000n}.${(row.usdMicros % 1_000_000n).toString().padStart(6, '0')}`,
+        ethValueWei: '1',
+        txHash: `0x${'0'.repeat(64)}`,
+        claimedAt: new Date(T + row.offsetMs),
+      })),
+    );
+  }
+
+  async function plainAggregation(now: number) {
+    const result = new Map<string, { claims: number; usdMicros: bigint }>();
+    for (const name of WINDOW_NAMES) {
+      const rows = await queryRows<{ campaign_key: number; claims: number; usd: string }>(
+        database.db,
+        sql`SELECT campaign_key, count(*)::integer AS claims, sum(usd_value)::text AS usd FROM claims
+             WHERE claimed_at > ${new Date(now - CLAIM_WINDOWS[name])} AND claimed_at <= ${new Date(now)}
+             GROUP BY campaign_key`,
+      );
+      for (const row of rows) result.set(`${row.campaign_key}/${name}`, { claims: row.claims, usdMicros: parseMicros(row.usd) });
+    }
+    return result;
+  }
+
+  it('equal a plain aggregation at any instant after the snapshot', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, async ([laterMs, before, after]) => {
+        await database.db.delete(claims);
+        await insert(before);
+        const windows = new ClaimWindows(createClaimWindowsRepository(database.db), { refreshMs: 10 * DAY });
+        await windows.at(new Date(T));
+        await insert(after);
+        const now = T + laterMs;
+        const view = await windows.at(new Date(now));
+        const expected = await plainAggregation(now);
+        for (const key of keys) {
+          for (const name of WINDOW_NAMES) {
+            const actual = view.volume(key)?.windows[name] ?? { claims: 0, usdMicros: 0n };
+            expect(actual, `campaign ${key}, ${name}`).toEqual(expected.get(`${key}/${name}`) ?? { claims: 0, usdMicros: 0n });
+          }
+        }
+        // The ranking holds exactly the campaigns with claims in the window, by volume.
+        for (const name of WINDOW_NAMES) {
+          const ranked = [...view.ranked(name)].map((volume) => volume.key);
+          const withClaims = keys.filter((key) => (expected.get(`${key}/${name}`)?.claims ?? 0) > 0);
+          expect(new Set(ranked)).toEqual(new Set(withClaims));
+          const usd = ranked.map((key) => expected.get(`${key}/${name}`)!.usdMicros);
+          expect(usd).toEqual([...usd].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
