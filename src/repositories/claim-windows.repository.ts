@@ -36,31 +36,28 @@ export interface TargetedContractRow {
 }
 
 export function createClaimWindowsRepository(db: Database) {
-  const windowFilters = (at: Date) =>
-    WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
-
   return {
     /**
      * Per campaign, claim counts and USD volumes in every window ending at `at`, counting only claims
      * up to the returned highest claim id: one pass over the last seven days of claims.
      */
-    async snapshot(at: Date): Promise<{ maxClaimId: string; version: string; rows: WindowSnapshotRow[] }> {
-      const [head] = await queryRows<{ max_claim_id: string; version: string }>(
-        db,
-        sql`SELECT coalesce(max(id), 0)::text AS max_claim_id, (SELECT value::text FROM campaign_set_version) AS version FROM claims`,
+    async snapshot(at: Date, timeoutMs: number): Promise<{ maxClaimId: string; version: string; rows: WindowSnapshotRow[] }> {
+      // One view of the database for both statements, and the time budget of a background job
+      // rather than an API request's.
+      return db.transaction(
+        async (tx) => {
+          await tx.execute(sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true)`);
+          const [head] = await queryRows<{ max_claim_id: string; version: string }>(
+            tx,
+            sql`SELECT coalesce(max(id), 0)::text AS max_claim_id, (SELECT value::text FROM campaign_set_version) AS version
+                  FROM claims`,
+          );
+          const maxClaimId = head?.max_claim_id ?? '0';
+          const rows = await queryRows<WindowSnapshotRow>(tx, snapshotQuery(at, maxClaimId));
+          return { maxClaimId, version: head?.version ?? '0', rows };
+        },
+        { isolationLevel: 'repeatable read', accessMode: 'read only' },
       );
-      const maxClaimId = head?.max_claim_id ?? '0';
-      const filters = windowFilters(at);
-      const rows = await queryRows<WindowSnapshotRow>(
-        db,
-        sql`SELECT w.campaign_key, c.public_id,
-                   ARRAY[${sql.join(filters.map((filter) => sql`count(*) FILTER (WHERE ${filter})::integer`), sql`, `)}] AS claims,
-                   ARRAY[${sql.join(filters.map((filter) => sql`coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0)::text`), sql`, `)}] AS usd
-              FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
-             WHERE w.claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND w.claimed_at <= ${at} AND w.id <= ${maxClaimId}
-             GROUP BY w.campaign_key, c.public_id`,
-      );
-      return { maxClaimId, version: head?.version ?? '0', rows };
     },
 
     /**
@@ -106,3 +103,14 @@ export function createClaimWindowsRepository(db: Database) {
 }
 
 export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsRepository>;
+
+/** Every window's count and USD sum per campaign, over claims up to `maxClaimId`: one pass over seven days. */
+function snapshotQuery(at: Date, maxClaimId: string) {
+  const filters = WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
+  return sql`SELECT w.campaign_key, c.public_id,
+                    ARRAY[${sql.join(filters.map((filter) => sql`count(*) FILTER (WHERE ${filter})::integer`), sql`, `)}] AS claims,
+                    ARRAY[${sql.join(filters.map((filter) => sql`coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0)::text`), sql`, `)}] AS usd
+               FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+              WHERE w.claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND w.claimed_at <= ${at} AND w.id <= ${maxClaimId}
+              GROUP BY w.campaign_key, c.public_id`;
+}

@@ -60,6 +60,9 @@ export interface ClaimWindowsOptions {
   logger?: Pick<Logger, 'warn'>;
 }
 
+/** A snapshot reads a week of claims in the background: far more than an API query's time budget. */
+const SNAPSHOT_TIMEOUT_MS = 120_000;
+
 const emptyWindows = (): Record<ClaimWindow, WindowTotals> =>
   Object.fromEntries(WINDOW_NAMES.map((name) => [name, { claims: 0, usdMicros: 0n }])) as Record<ClaimWindow, WindowTotals>;
 
@@ -101,7 +104,7 @@ export class ClaimWindows {
 
   private async build(now: Date): Promise<Snapshot> {
     const [{ maxClaimId, version, rows }, targeted] = await Promise.all([
-      this.repository.snapshot(now),
+      this.repository.snapshot(now, SNAPSHOT_TIMEOUT_MS),
       this.repository.targetedContracts(),
     ]);
     const volumes = new Map<number, CampaignVolume>();
