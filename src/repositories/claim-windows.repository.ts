@@ -107,10 +107,12 @@ export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsReposit
 /** Every window's count and USD sum per campaign, over claims up to `maxClaimId`: one pass over seven days. */
 function snapshotQuery(at: Date, maxClaimId: string) {
   const filters = WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
-  return sql`SELECT w.campaign_key, c.public_id,
-                    ARRAY[${sql.join(filters.map((filter) => sql`count(*) FILTER (WHERE ${filter})::integer`), sql`, `)}] AS claims,
-                    ARRAY[${sql.join(filters.map((filter) => sql`coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0)::text`), sql`, `)}] AS usd
-               FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
-              WHERE w.claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND w.claimed_at <= ${at} AND w.id <= ${maxClaimId}
-              GROUP BY w.campaign_key, c.public_id`;
+  return sql`SELECT w.campaign_key, c.public_id, w.claims, w.usd
+               FROM (SELECT campaign_key,
+                            ARRAY[${sql.join(filters.map((filter) => sql`count(*) FILTER (WHERE ${filter})::integer`), sql`, `)}] AS claims,
+                            ARRAY[${sql.join(filters.map((filter) => sql`coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0)::text`), sql`, `)}] AS usd
+                       FROM claims
+                      WHERE claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND claimed_at <= ${at} AND id <= ${maxClaimId}
+                      GROUP BY campaign_key) AS w
+               JOIN campaigns AS c ON c.key = w.campaign_key`;
 }
