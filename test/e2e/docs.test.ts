@@ -79,13 +79,14 @@ describe.skipIf(!hasChromium)('GET /docs in Chromium', () => {
     expect(response?.status()).toBe(200);
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
 
-    const rendered = await page.locator('.opblock').evaluateAll((blocks) =>
-      blocks.map((block) => ({
-        method: block.querySelector('.opblock-summary-method')?.textContent?.trim().toLowerCase(),
-        path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
-        operationId: block.querySelector('.opblock-summary-operation-id')?.textContent?.trim(),
-      })),
-    );
+    const rendered = [];
+    for (const block of await page.locator('.opblock').all()) {
+      rendered.push({
+        method: (await block.locator('.opblock-summary-method').innerText()).trim().toLowerCase(),
+        path: await block.locator('.opblock-summary-path').getAttribute('data-path'),
+        operationId: (await block.locator('.opblock-summary-operation-id').innerText()).trim(),
+      });
+    }
     for (const operation of operations) expect(rendered, `${operation.method} ${operation.path}`).toContainEqual(operation);
     expect(await page.title()).toBe('Swagger UI');
     expect(await page.locator('.info .title').innerText()).toContain('Reward Campaign Service API');
