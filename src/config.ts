@@ -19,7 +19,7 @@ const LogLevel = Type.Union(
     Type.Literal('trace'),
     Type.Literal('silent'),
   ],
-  { default: 'info' },
+  { default: 'info', description: 'Lowest level of the JSON log lines written to stdout' },
 );
 
 export const ConfigSchema = Type.Object({
@@ -45,8 +45,12 @@ export const ConfigSchema = Type.Object({
   DB_CONNECT_TIMEOUT_MS: milliseconds(2000, 'Time allowed to open a database connection'),
   SHUTDOWN_GRACE_MS: milliseconds(10_000, 'Time in-flight requests get to finish on SIGTERM before the process exits'),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
-  BASE_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the public operations' })),
-  STAGING_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the staging operations' })),
+  BASE_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Public URL of the public operations; default http://HOST:PORT' }),
+  ),
+  STAGING_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Public URL of the staging operations; default BASE_URL' }),
+  ),
   CACHE_MAX_AGE_S: Type.Integer({
     minimum: 0,
     maximum: 86_400,
