@@ -78,6 +78,19 @@ describe('CORS', () => {
     }
   });
 
+  it('lets the allowed origin read errors too, a 429 and its Retry-After included', async () => {
+    const limited = await buildTestApp(database, { CORS_ORIGINS: ALLOWED, RATE_LIMIT_MAX: '1' });
+    try {
+      await limited.inject({ url: '/campaigns', headers: { origin: ALLOWED } });
+      const response = await limited.inject({ url: '/campaigns', headers: { origin: ALLOWED } });
+      expect(response.statusCode).toBe(429);
+      expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(String(response.headers['access-control-expose-headers'])).toContain('Retry-After');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('allows any origin with CORS_ORIGINS=*', async () => {
     const open = await buildTestApp(database, { CORS_ORIGINS: '*' });
     try {
