@@ -1,15 +1,21 @@
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { BEARER_SECURITY_SCHEME } from './auth/bearer-auth.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
 import { errorHandler } from './plugins/error-handler.js';
+import { corsPolicy } from './plugins/external/cors.js';
+import { openApi } from './plugins/external/openapi.js';
+import { rateLimitPerClient } from './plugins/external/rate-limit.js';
+import { securityHeaders } from './plugins/external/security-headers.js';
+import { metrics } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
+import { publicCache } from './plugins/public-cache.js';
+import { echoRequestId, requestIdFor } from './plugins/request-id.js';
+import { refuseWhileClosing } from './plugins/shutdown.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
@@ -51,7 +57,14 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
   const app = Fastify({
     loggerInstance,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    requestIdHeader: 'x-request-id',
+    // The caller's X-Request-Id when it is safe to log and echo, a fresh UUID otherwise.
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    // Only the named proxies' X-Forwarded-For is believed: trusting everyone would let any client
+    // choose the IP its rate limit is counted under.
+    trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
+    // Requests arriving during shutdown get the envelope from refuseWhileClosing, not Fastify's own body.
+    return503OnClosing: false,
     ajv: {
       customOptions: {
         // The strict-query hook converts query strings itself: no silent coercion of `1e2` or ` 10`.
@@ -92,27 +105,20 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
     new ClaimWindows(app.repositories.claimWindows, { refreshMs: config.CLAIM_WINDOW_REFRESH_MS, logger }),
   );
 
+  // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
   await app.register(errorHandler);
   await app.register(notFound);
   await app.register(strictQuery);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Reward Campaign Service API',
-        version: '2.0.0',
-        description: 'Read-only HTTP JSON API for on-chain reward campaigns.',
-      },
-      servers: [
-        { url: config.BASE_URL, description: 'Public operations' },
-        ...(config.STAGING_URL === config.BASE_URL ? [] : [{ url: config.STAGING_URL, description: 'Staging operations' }]),
-      ],
-      components: {
-        securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => typeof json.$id === 'string' ? json.$id : `schema${index}` },
-  });
+  await app.register(echoRequestId);
+  await app.register(refuseWhileClosing);
+  if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
+  await app.register(publicCache, { maxAgeSeconds: config.CACHE_MAX_AGE_S });
+
+  // Third-party plugins, wired in src/plugins/external.
+  await app.register(securityHeaders);
+  await app.register(corsPolicy, { origins: config.CORS_ORIGINS });
+  await app.register(rateLimitPerClient, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  await app.register(openApi, { baseUrl: config.BASE_URL, stagingUrl: config.STAGING_URL });
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.length > MAX_URL_LENGTH) {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
@@ -18,7 +19,7 @@ const LogLevel = Type.Union(
     Type.Literal('trace'),
     Type.Literal('silent'),
   ],
-  { default: 'info' },
+  { default: 'info', description: 'Lowest level of the JSON log lines written to stdout' },
 );
 
 export const ConfigSchema = Type.Object({
@@ -48,11 +49,43 @@ export const ConfigSchema = Type.Object({
     'How often the claim-volume snapshot behind trending and explore contracts is rebuilt; volumes stay exact in between',
   ),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
-  BASE_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the public operations' })),
-  STAGING_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Public URL of the staging operations' })),
+  BASE_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Public URL of the public operations; default http://HOST:PORT' }),
+  ),
+  STAGING_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Public URL of the staging operations; default BASE_URL' }),
+  ),
+  CACHE_MAX_AGE_S: Type.Integer({
+    minimum: 0,
+    maximum: 86_400,
+    default: 10,
+    description: 'max-age (seconds) of Cache-Control: public on the public API routes',
+  }),
+  CORS_ORIGINS: Type.String({
+    default: '',
+    description: 'Browser origins allowed to call the API, comma-separated (https://app.example.com); * for any; empty = no CORS headers',
+  }),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per client IP per window' }),
+  RATE_LIMIT_WINDOW_MS: milliseconds(60_000, 'Length of the rate limit window'),
+  TRUST_PROXY: Type.String({
+    default: '',
+    description:
+      'Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDRs (10.0.0.0/8), or loopback, linklocal, uniquelocal; empty = none. Never true',
+  }),
+  METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at GET /metrics' }),
 });
 
-export type Config = Static<typeof ConfigSchema> & { BASE_URL: string; STAGING_URL: string };
+type Settings = Static<typeof ConfigSchema>;
+
+/** The settings as the app uses them: URLs resolved, lists split. */
+export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY'> & {
+  BASE_URL: string;
+  STAGING_URL: string;
+  /** Allowed origins; `['*']` allows any; empty disables CORS. */
+  CORS_ORIGINS: string[];
+  /** Trusted proxy addresses or CIDRs; empty trusts none. */
+  TRUST_PROXY: string[];
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -78,11 +111,61 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems = [...Value.Errors(ConfigSchema, converted)].map(
     (error) => `${error.path.slice(1) || 'config'}: ${describeProblem(error.message)} (got ${JSON.stringify(raw[error.path.slice(1)] ?? null)})`,
   );
+  const settings = converted as Settings;
+  const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
+  const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies));
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const config = converted as Static<typeof ConfigSchema>;
-  const baseUrl = config.BASE_URL ?? `http://${displayHost(config.HOST)}:${config.PORT}`;
-  return { ...config, BASE_URL: baseUrl, STAGING_URL: config.STAGING_URL ?? baseUrl };
+  const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;
+  return {
+    ...settings,
+    BASE_URL: baseUrl,
+    STAGING_URL: settings.STAGING_URL ?? baseUrl,
+    CORS_ORIGINS: corsOrigins,
+    TRUST_PROXY: trustedProxies,
+  };
+}
+
+const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
+/** An origin is scheme://host[:port], exactly as a browser sends it in `Origin`: no path, no trailing slash. */
+const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+function corsOriginProblems(origins: string[]): string[] {
+  if (origins.includes('*') && origins.length > 1) return ['CORS_ORIGINS: * allows every origin; give it alone'];
+  return origins
+    .filter((origin) => origin !== '*' && !ORIGIN.test(origin))
+    .map((origin) => `CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin like https://app.example.com (no path, no trailing slash)`);
+}
+
+/** Named ranges proxy-addr (Fastify's trustProxy) understands. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `true` would believe any client's X-Forwarded-For and let every caller pick its own rate limit
+ * key, so only addresses, CIDRs and proxy-addr's named ranges are accepted.
+ */
+function trustProxyProblems(entries: string[]): string[] {
+  return entries.flatMap((entry) => {
+    if (entry.toLowerCase() === 'true') {
+      return ['TRUST_PROXY: true would trust every client\'s X-Forwarded-For; list the proxies\' addresses or CIDRs'];
+    }
+    return isProxyAddress(entry) ? [] : [`TRUST_PROXY: ${JSON.stringify(entry)} is not an IP address, a CIDR or loopback/linklocal/uniquelocal`];
+  });
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
 function describeProblem(message: string): string {

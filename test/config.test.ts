@@ -54,4 +54,45 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'DB_POOL_MAX']) expect(problems).toContain(name);
     expect((caught as ConfigError).message).toContain('"eighty"');
   });
+
+  it('defaults the operations settings: no CORS, no trusted proxy, 600 requests a minute, max-age 10, metrics on', () => {
+    expect(loadConfig({})).toMatchObject({
+      CORS_ORIGINS: [],
+      TRUST_PROXY: [],
+      RATE_LIMIT_MAX: 600,
+      RATE_LIMIT_WINDOW_MS: 60_000,
+      CACHE_MAX_AGE_S: 10,
+      METRICS_ENABLED: true,
+    });
+  });
+
+  it('splits CORS_ORIGINS and TRUST_PROXY into trimmed lists', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: ' https://app.example.com, http://localhost:5173 ',
+      TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8,loopback',
+    });
+    expect(config.CORS_ORIGINS).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(config.TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+  });
+
+  it.each(['true', 'TRUE', '10.0.0.1,true'])('rejects TRUST_PROXY=%s: it would trust every client', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY: true would trust every client/);
+  });
+
+  it.each(['10.0.0.0/33', '::/129', 'proxy.internal', '10.0.0.0/8/1', '1', '*'])('rejects TRUST_PROXY=%s', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY: ".*" is not an IP address, a CIDR/);
+  });
+
+  it.each(['https://app.example.com/', 'app.example.com', 'https://app.example.com/path', '*,https://a.example.com'])(
+    'rejects CORS_ORIGINS=%s',
+    (value) => {
+      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);
+    },
+  );
+
+  it('rejects a rate limit of zero and a negative max-age', () => {
+    expect(() => loadConfig({ RATE_LIMIT_MAX: '0' })).toThrow(/RATE_LIMIT_MAX/);
+    expect(() => loadConfig({ CACHE_MAX_AGE_S: '-1' })).toThrow(/CACHE_MAX_AGE_S/);
+  });
 });

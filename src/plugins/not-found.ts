@@ -14,6 +14,8 @@ export const notFound = fp(
     const methodsByPath = new Map<string, Set<string>>();
 
     app.addHook('onRoute', (route) => {
+      // A catch-all (CORS preflight's `OPTIONS *`) says nothing about which paths exist.
+      if (route.url === '*') return;
       const methods = methodsByPath.get(route.url) ?? new Set<string>();
       if (methods.size === 0) {
         methodsByPath.set(route.url, methods);

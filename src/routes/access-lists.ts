@@ -3,6 +3,7 @@ import { callerOf } from '../auth/bearer-auth.js';
 import { forbidden } from '../errors.js';
 import { AccessListPage, AccessListQuery } from '../schemas/access-lists.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
+import { ACCESS_LIST_PAGE_EXAMPLE } from '../schemas/staging-examples.js';
 import { ref } from '../schemas/typebox.js';
 
 /** GET /campaigns/accesslists: the caller's access lists (decisions.md section 6). */
@@ -12,7 +13,7 @@ export const accessListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'listAccessLists',
-        tags: ['access lists'],
+        tags: ['staging'],
         summary: "The caller's access lists",
         description:
           "Lists the access lists the token's user owns, newest first, or by member count with `sortBy=totalMembers`. " +
@@ -21,7 +22,7 @@ export const accessListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ bearerAuth: [] }],
         querystring: AccessListQuery,
         response: {
-          200: ref(AccessListPage),
+          200: { ...ref(AccessListPage), examples: [ACCESS_LIST_PAGE_EXAMPLE] },
           400: ref(ErrorResponse),
           401: ref(ErrorResponse),
           403: ref(ErrorResponse),

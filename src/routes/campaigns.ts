@@ -6,6 +6,7 @@ import {
   CampaignListQuery,
   CampaignParams,
 } from '../schemas/campaigns.js';
+import { CAMPAIGN_DETAIL_EXAMPLE, CAMPAIGN_LIST_EXAMPLE } from '../schemas/campaign-examples.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ref } from '../schemas/typebox.js';
 import { jsonArray } from '../repositories/json-text.js';
@@ -29,8 +30,12 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Campaigns matching every given filter, newest first (or active first with `sortBy=active`), ' +
           'with their incentives and action steps. Pages never overlap: ties are broken by `id`.',
         querystring: CampaignListQuery,
-        response: { 200: ref(CampaignList), ...PUBLIC_ERROR_RESPONSES },
+        response: {
+          200: { ...ref(CampaignList), description: 'One page of matching campaigns and the total', examples: [CAMPAIGN_LIST_EXAMPLE] },
+          ...PUBLIC_ERROR_RESPONSES,
+        },
       },
+      config: { publicCache: true },
     },
     async (request, reply) => {
       const { query } = request;
@@ -55,11 +60,12 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'One campaign by its ID `<chain_id>:<campaign_core_address>:<identifier>`.',
         params: CampaignParams,
         response: {
-          200: ref(CampaignDetail),
+          200: { ...ref(CampaignDetail), examples: [CAMPAIGN_DETAIL_EXAMPLE] },
           ...PUBLIC_ERROR_RESPONSES,
           404: { ...ref(ErrorResponse), description: 'No campaign has this ID' },
         },
       },
+      config: { publicCache: true },
     },
     async (request, reply) => {
       const id = normaliseCampaignId(request.params.id);

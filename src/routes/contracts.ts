@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest } from '../errors.js';
 import { MAX_CHAIN_ID, pageRequest } from '../schemas/common.js';
+import { CONTRACT_LIST_EXAMPLE } from '../schemas/activity-examples.js';
 import { ContractList, ContractsQuery } from '../schemas/contracts.js';
 import { ref } from '../schemas/typebox.js';
 import { exploreContracts } from '../services/explore-contracts.js';
@@ -19,8 +20,12 @@ export const contractRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Named contracts of the service's registry that some campaign's action steps target, with the number of " +
           'those campaigns and their claims in `timePeriod` (default `7d`), sorted by `sortBy`, ties on chain id then address.',
         querystring: ContractsQuery,
-        response: { 200: ref(ContractList), ...PUBLIC_ERROR_RESPONSES },
+        response: {
+          200: { ...ref(ContractList), description: 'One page of contracts', examples: [CONTRACT_LIST_EXAMPLE] },
+          ...PUBLIC_ERROR_RESPONSES,
+        },
       },
+      config: { publicCache: true },
     },
     async (request) => {
       const { query } = request;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../auth/bearer-auth.js';
 import { ErrorResponse } from '../schemas/common.js';
 import { UserProfile } from '../schemas/profile.js';
+import { USER_PROFILE_EXAMPLE } from '../schemas/staging-examples.js';
 import { ref } from '../schemas/typebox.js';
 
 /** GET /users/profile: the caller's earnings, points, streak and rank (decisions.md section 7). */
@@ -11,7 +12,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'getUserProfile',
-        tags: ['users'],
+        tags: ['staging'],
         summary: "The caller's profile",
         description:
           'The profile of the user the bearer token belongs to: ETH earned by claims (wei), score, claim streak ' +
@@ -19,7 +20,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'a profile with `ethEarned` "0" and an inactive streak of 0. Takes no query parameters.',
         security: [{ bearerAuth: [] }],
         response: {
-          200: ref(UserProfile),
+          200: { ...ref(UserProfile), examples: [USER_PROFILE_EXAMPLE] },
           400: ref(ErrorResponse),
           401: ref(ErrorResponse),
           503: ref(ErrorResponse),

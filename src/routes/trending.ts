@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageRequest } from '../schemas/common.js';
+import { TRENDING_LIST_EXAMPLE } from '../schemas/activity-examples.js';
 import { TrendingList, TrendingQuery } from '../schemas/trending.js';
 import { ref } from '../schemas/typebox.js';
 import { listTrending } from '../services/trending.js';
@@ -20,8 +21,12 @@ export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'ties on `id`. Volumes are exact at the instant of the request: a claim counts for `1h` when it was made ' +
           'less than an hour before. With `claimantAddress`, `status`, `accessStatus` and `signature` describe that address.',
         querystring: TrendingQuery,
-        response: { 200: ref(TrendingList), ...PUBLIC_ERROR_RESPONSES },
+        response: {
+          200: { ...ref(TrendingList), description: 'One page of trending campaigns', examples: [TRENDING_LIST_EXAMPLE] },
+          ...PUBLIC_ERROR_RESPONSES,
+        },
       },
+      config: { publicCache: true },
     },
     async (request) => {
       const { query } = request;

@@ -160,7 +160,7 @@ export const CampaignFilterQuery = {
     Type.Array(ref(Address), { description: 'Budget accounts, comma-separated; any of them matches' }),
   ),
   owner: Type.Optional(ref(Address)),
-  autocampaignId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  autocampaignId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['ac-1'] })),
   chainId: Type.Optional({ ...ChainId, description: "The campaign's chain; required with targetContract" }),
   targetContract: Type.Optional(
     Type.Unsafe<string>({ ...ref(Address), description: 'Campaigns with an action step targeting this contract on chainId' }),
@@ -206,9 +206,9 @@ export const CampaignListQuery = Type.Object(
       }),
     ),
     actionTemplateOnly: Type.Optional(
-      Type.Boolean({ description: 'true: only campaigns made from an action template; false: only custom ones' }),
+      Type.Boolean({ description: 'true: only campaigns made from an action template; false: only custom ones', examples: [true] }),
     ),
-    showActiveOnly: Type.Optional(Type.Boolean({ description: 'true: only active campaigns' })),
+    showActiveOnly: Type.Optional(Type.Boolean({ description: 'true: only active campaigns', examples: [true] })),
   },
   { additionalProperties: false, dependencies: { targetContract: ['chainId'] } },
 );

@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# The campaign service: a build stage with every dependency, a runtime stage with production
+# dependencies only, the compiled output and the SQL migrations. Same image, two commands:
+#   docker run IMAGE                                  -> the API (node dist/server.js)
+#   docker run IMAGE node dist/cli/migrate.js         -> apply migrations, then exit
+# `npm run verify:image` replays the runtime stage's steps on a machine without a Docker engine.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+# tini as PID 1 forwards SIGTERM to node and reaps zombies; node then drains and exits 0.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+# The code stays root-owned and read-only to the service; only the embedded database's directory
+# (used when no DATABASE_URL is given) is writable.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/server.js"]

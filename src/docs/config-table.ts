@@ -1,0 +1,35 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ConfigSchema } from '../config.js';
+
+/**
+ * The README's configuration table, generated from the one schema of the environment, so that the
+ * documentation lists exactly the variables the service reads, with their real defaults.
+ */
+export const CONFIG_TABLE_START = '<!-- config-table:start (npm run docs:config -- --write) -->';
+export const CONFIG_TABLE_END = '<!-- config-table:end -->';
+
+export function configTable(): string {
+  const rows = Object.entries(ConfigSchema.properties as Record<string, TSchema>).map(([name, schema]) => {
+    const fallback = schema.default === undefined || schema.default === '' ? '(unset)' : `\`${String(schema.default)}\``;
+    return `| \`${name}\` | ${typeName(schema)} | ${fallback} | ${escapeCell(String(schema.description ?? ''))} |`;
+  });
+  return ['| Variable | Type | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+function typeName(schema: TSchema): string {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((member) => String(member.const)).join(' \\| ');
+  if (schema.type === 'integer' && schema.minimum !== undefined && schema.maximum !== undefined) {
+    return `integer ${String(schema.minimum)}–${String(schema.maximum)}`;
+  }
+  return String(schema.type);
+}
+
+const escapeCell = (text: string) => text.replace(/\|/g, '\\|');
+
+/** `readme` with the block between the markers replaced by the current table. */
+export function withConfigTable(readme: string): string {
+  const start = readme.indexOf(CONFIG_TABLE_START);
+  const end = readme.indexOf(CONFIG_TABLE_END);
+  if (start === -1 || end < start) throw new Error(`README.md has no ${CONFIG_TABLE_START} ... ${CONFIG_TABLE_END} block`);
+  return `${readme.slice(0, start + CONFIG_TABLE_START.length)}\n${configTable()}\n${readme.slice(end)}`;
+}

@@ -1,0 +1,53 @@
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { ErrorResponse } from '../schemas/common.js';
+import { ref } from '../schemas/typebox.js';
+
+/**
+ * Responses that app-wide plugins add to every operation, documented here once rather than in
+ * every route: the rate limit (429), an unexpected failure (500) and a shutdown or an unavailable
+ * database (503). Routes that opt into the public cache also answer 304 and send cache headers.
+ * Routes keep declaring the errors of their own (400, 401, 403, 404, 504).
+ */
+
+const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' } };
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { type: 'integer', description: 'Requests allowed per window' },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in this window' },
+  'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets' },
+};
+const cacheHeaders = {
+  ETag: { type: 'string', description: 'Strong entity tag of the body; send it back in If-None-Match' },
+  'Cache-Control': { type: 'string', description: 'public, max-age=<seconds> (10 by default)' },
+};
+
+const APP_WIDE_RESPONSES: Record<string, unknown> = {
+  429: {
+    ...ref(ErrorResponse),
+    description: 'Too many requests from this client IP; retry after Retry-After seconds',
+    headers: { ...retryAfter, ...rateLimitHeaders },
+  },
+  500: { ...ref(ErrorResponse), description: 'Unexpected failure; the message is generic, the log has the detail' },
+  503: { ...ref(ErrorResponse), description: 'The database is unavailable or the server is shutting down', headers: retryAfter },
+};
+
+const NOT_MODIFIED = {
+  type: 'null',
+  description: 'Not Modified: the ETag in If-None-Match is still current; no body',
+  headers: cacheHeaders,
+};
+
+type Responses = Record<string, Record<string, unknown>>;
+
+export function withAppWideResponses({ schema, route }: { schema: FastifySchema; route: RouteOptions }) {
+  if (!schema || (schema as { hide?: boolean }).hide) return { schema, url: route.url };
+  const declared = (schema.response ?? {}) as Responses;
+  const responses: Responses = { ...(APP_WIDE_RESPONSES as Responses), ...declared };
+  // A route's own 503 says why the database matters to it; it still sends Retry-After.
+  if (declared[503]) responses[503] = { headers: retryAfter, ...declared[503] };
+  if (route.config?.publicCache === true && declared[200]) {
+    responses[200] = { ...declared[200], headers: { ...cacheHeaders, ...(declared[200].headers as object) } };
+    responses[304] = NOT_MODIFIED;
+  }
+  const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  return { schema: { ...schema, response: ordered }, url: route.url };
+}

@@ -1,0 +1,77 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { API_DESCRIPTION, API_TAGS, API_TITLE, API_VERSION, SECURITY_SCHEMES } from '../../openapi/api-info.js';
+import { withAppWideResponses } from '../../openapi/app-wide-responses.js';
+import { withParameterExamples } from '../../openapi/parameter-examples.js';
+import { createResponseExamples } from '../../openapi/response-examples.js';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PREFIX = '/docs';
+
+export interface OpenApiOptions {
+  baseUrl: string;
+  stagingUrl: string;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the routes' TypeBox schemas, at GET /openapi.json, and
+ * the Swagger UI reference at GET /docs. Neither route appears in the document itself.
+ */
+export const openApi = fp<OpenApiOptions>(
+  async (app: FastifyInstance, { baseUrl, stagingUrl }) => {
+    const responseExamples = createResponseExamples();
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: API_TITLE, version: API_VERSION, description: API_DESCRIPTION },
+        // Both are always listed, even when equal: clients find each operation's server by position.
+        servers: [
+          { url: baseUrl, description: 'Public operations' },
+          { url: stagingUrl, description: 'Staging operations (access lists, user profile)' },
+        ],
+        tags: API_TAGS,
+        components: { securitySchemes: SECURITY_SCHEMES },
+      },
+      // Shared schemas become components named by their `$id` (never `def-0`).
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `schema${index}`),
+      },
+      transform: (route) => responseExamples.collect(withAppWideResponses(route)),
+      transformObject: (document) =>
+        responseExamples.attach(withParameterExamples('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
+    });
+
+    await app.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      uiConfig: { deepLinking: true, displayOperationId: true, displayRequestDuration: true, tryItOutEnabled: false },
+      // Replaces the API's deny-everything policy on the docs routes with what Swagger UI needs:
+      // its own scripts and styles, inline style attributes, data: images, and calls to both servers.
+      staticCSP: docsContentSecurityPolicy(baseUrl, stagingUrl),
+    });
+
+    let documentText: string | undefined;
+    app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) => {
+      documentText ??= JSON.stringify(app.swagger());
+      return reply.type('application/json; charset=utf-8').send(documentText);
+    });
+  },
+  { name: 'openapi' },
+);
+
+function docsContentSecurityPolicy(baseUrl: string, stagingUrl: string): Record<string, string> {
+  const apiOrigins = [...new Set([new URL(baseUrl).origin, new URL(stagingUrl).origin])].join(' ');
+  return {
+    'default-src': "'self'",
+    'script-src': "'self'",
+    'style-src': "'self' 'unsafe-inline'",
+    'img-src': "'self' data:",
+    'font-src': "'self' data:",
+    'connect-src': `'self' ${apiOrigins}`,
+    'object-src': "'none'",
+    'base-uri': "'self'",
+    'form-action': "'self'",
+    'frame-ancestors': "'none'",
+  };
+}

@@ -1,0 +1,70 @@
+import { hash } from 'node:crypto';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's successful answers are public and may be cached by browsers and shared caches
+     * for CACHE_MAX_AGE_S seconds; they carry an ETag and answer If-None-Match with 304.
+     */
+    publicCache?: boolean;
+  }
+}
+
+/**
+ * HTTP caching for the routes that opt in with `config: { publicCache: true }`: only their 200
+ * answers get `Cache-Control: public, max-age=N` and a strong `ETag` (the body's SHA-1, which
+ * OpenSSL computes faster than any hash in JavaScript); `If-None-Match` with a matching tag gets
+ * `304 Not Modified` and no body. Errors carry neither header, so nobody caches them.
+ *
+ * The hook is attached to the opted-in routes only, so other routes pay nothing. A handler (or a
+ * response cache) that already knows its ETag sets the `etag` header itself and no hash is computed.
+ */
+export const publicCache = fp<{ maxAgeSeconds: number }>(
+  (app: FastifyInstance, { maxAgeSeconds }) => {
+    const hook = publicCacheHook(`public, max-age=${maxAgeSeconds}`);
+    app.addHook('onRoute', (route) => {
+      if (route.config?.publicCache !== true) return;
+      const existing = route.onSend === undefined ? [] : [route.onSend].flat();
+      // First, so that it sees the handler's body: a HEAD route's own onSend hook replaces it with nothing.
+      if (!existing.includes(hook)) route.onSend = [hook, ...existing];
+    });
+  },
+  { name: 'public-cache' },
+);
+
+function publicCacheHook(cacheControl: string): onSendHookHandler {
+  return function addCacheHeaders(request, reply, payload, done) {
+    if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      done(null, payload);
+      return;
+    }
+    let etag = reply.getHeader('etag');
+    if (typeof etag !== 'string') {
+      etag = entityTag(payload);
+      reply.header('etag', etag);
+    }
+    reply.header('cache-control', cacheControl);
+    if (noneMatch(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      done(null, '');
+      return;
+    }
+    done(null, payload);
+  };
+}
+
+export function entityTag(body: string | Buffer): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
+}
+
+/** RFC 9110 13.1.2: `*` or any listed tag, compared weakly (a `W/` prefix is ignored). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = stripWeak(etag);
+  return header.split(',').some((candidate) => stripWeak(candidate.trim()) === opaque);
+}
+
+const stripWeak = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

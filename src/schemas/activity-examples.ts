@@ -1,0 +1,79 @@
+import type { ContractList } from './contracts.js';
+import type { TrendingList } from './trending.js';
+
+/** Example answers of the activity operations for the API document; a contract test validates them. */
+
+const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+export const TRENDING_LIST_EXAMPLE: TrendingList = {
+  trendingCampaigns: [
+    {
+      id: '8453:0x378632819f39c74c4f56b1429e760739c5fb51b7:1247',
+      chainId: 8453,
+      incentives: [
+        {
+          type: 'ERC20Incentive',
+          assetAddress: USDC,
+          rewardPercentage: 12.4,
+          rebatePercentage: 0,
+          rewardAmount: '2500000',
+          rewardAmountFormatted: '2.5',
+          maxReward: '2500000',
+          maxRewardUsdValue: 2.5,
+          rewardUsdValue: 2.5,
+          tokenSymbol: 'USDC',
+          tokenImageUri: 'https://assets.example.com/tokens/usdc.png',
+          metadata: {
+            id: '10975148-59a0-468f-9435-20c2a9aeee30',
+            chainId: 8453,
+            address: USDC,
+            decimals: 6,
+            name: 'USD Coin',
+            symbol: 'USDC',
+            imageUri: 'https://assets.example.com/tokens/usdc.png',
+          },
+        },
+      ],
+      actionTemplate: {
+        id: '84395e66-abc2-4c9b-94aa-9796d8a0dad2',
+        projectId: 'a59c511f-f981-4a14-b384-9a0be819d4dc',
+        actionType: 'swap',
+        projectImage: 'https://assets.example.com/projects/aerodrome.png',
+        description: 'Swap on Aerodrome',
+        category: 'defi',
+      },
+      status: 'claimable',
+      txHash: '0x7cd2e155eca6dd1206d7172eeed4a12c2e9e2d353ef4584e1df44041f44c5265',
+      campaignName: 'Swap on Aerodrome',
+      nftImageUri: null,
+      nftName: null,
+      tokenImageUri: 'https://assets.example.com/tokens/usdc.png',
+      blockTimestamp: '1779321600',
+      projectUrl: 'https://aerodrome.example.org',
+      startTime: '2026-05-21T00:00:00.000Z',
+      endTime: null,
+      claimCount: 124,
+      totalBudget: '2500.00',
+      rewardsDistributed: '310.00',
+      signature: {
+        claimant: '0x5eed00000000000000000000000000000000c0de',
+        incentiveId: 0,
+        signature: '0x1c1f5e3c',
+        referrer: '0x0000000000000000000000000000000000000000',
+      },
+      accessStatus: 'allowed',
+      verificationLevel: 'verified',
+      usdDistributed24Hr: 57.5,
+      usdDistributed1Hr: 5,
+    },
+  ],
+};
+
+export const CONTRACT_LIST_EXAMPLE: ContractList = [
+  {
+    chainId: 8453,
+    address: '0xb33ec033526c24fdb6d5b3c7cf8a20ddf790a7b2',
+    name: 'Aerodrome Router',
+    stats: { campaignCount: 42, totalClaims: 1830, totalAmountClaimedUsd: 9120.25 },
+  },
+];

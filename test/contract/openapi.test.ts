@@ -1,0 +1,209 @@
+import { readFile } from 'node:fs/promises';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Type } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { generateOpenApiDocument } from '../../src/openapi/generate.js';
+import { ErrorResponse } from '../../src/schemas/common.js';
+import { ref } from '../../src/schemas/typebox.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { expectToMatchSchema } from '../helpers/schema.js';
+
+/**
+ * The API document as a contract: the committed openapi.json is exactly what the code generates,
+ * it is valid OpenAPI, and every operation is documented the way consumers rely on.
+ */
+
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; example?: unknown; examples?: unknown }[];
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
+}
+interface Document {
+  openapi: string;
+  info: { title: string; version: string; description?: string };
+  servers: { url: string; description?: string }[];
+  tags: { name: string; description?: string }[];
+  security?: unknown;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; scheme?: string }> };
+}
+
+const COMMITTED_PATH = new URL('../../openapi.json', import.meta.url);
+const PUBLIC_PATHS = ['/campaigns', '/campaigns/{id}', '/reward-kit/trending', '/explore/contracts'];
+const STAGING_PATHS = ['/campaigns/accesslists', '/users/profile'];
+
+function operationsOf(document: Document): [string, Operation][] {
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]): [string, Operation] => [`${method.toUpperCase()} ${path}`, operation]),
+  );
+}
+
+const componentName = (schemaRef: string | undefined) => schemaRef?.replace('#/components/schemas/', '');
+
+describe('the OpenAPI document', () => {
+  let generated: string;
+  let document: Document;
+
+  beforeAll(async () => {
+    generated = await generateOpenApiDocument();
+    document = JSON.parse(generated) as Document;
+  });
+
+  it('is committed as openapi.json, byte for byte (after changing a route: run `npm run openapi` and commit)', async () => {
+    const committed = await readFile(COMMITTED_PATH, 'utf8').catch(() => '<missing>');
+    expect(committed, 'openapi.json is out of date: run `npm run openapi` and commit the result').toBe(generated);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('names the API, its version 2.0.0, and describes auth, errors, pagination, caching and rate limits', () => {
+    expect(document.info.title).toBe('Reward Campaign Service API');
+    expect(document.info.version).toBe('2.0.0');
+    for (const topic of ['## Authentication', '## Errors', '## Pagination', '## Caching', '## Rate limits']) {
+      expect(document.info.description).toContain(topic);
+    }
+  });
+
+  it('lists both servers, public first, even when their URLs are equal', () => {
+    expect(document.servers.map((server) => server.description)).toEqual([
+      'Public operations',
+      'Staging operations (access lists, user profile)',
+    ]);
+  });
+
+  it('describes the tags campaigns, activity and staging', () => {
+    expect(document.tags.map((tag) => tag.name)).toEqual(['campaigns', 'activity', 'staging']);
+    for (const tag of document.tags) expect(tag.description, tag.name).toBeTruthy();
+  });
+
+  it('names every component after its schema (no def-0, no schema0)', () => {
+    const names = Object.keys(document.components.schemas);
+    expect(names).toContain('CampaignList');
+    for (const name of names) expect(name).not.toMatch(/^(def-|schema)\d/);
+    expect(generated).not.toMatch(/#\/components\/schemas\/(def-|schema)\d/);
+  });
+
+  it('documents all six operations', () => {
+    expect(Object.keys(document.paths).sort()).toEqual([...PUBLIC_PATHS, ...STAGING_PATHS].sort());
+    expect(Object.keys(document.paths).every((path) => PUBLIC_PATHS.includes(path) || STAGING_PATHS.includes(path))).toBe(true);
+  });
+
+  it('leaves out the operational routes: health, metrics, docs and the document itself', () => {
+    for (const path of Object.keys(document.paths)) expect(path).not.toMatch(/^\/(health|metrics|docs|openapi)/);
+  });
+
+  it('gives every operation a unique operationId, known tags and a summary', () => {
+    const tagNames = document.tags.map((tag) => tag.name);
+    const ids = operationsOf(document).map(([name, operation]) => {
+      expect(operation.operationId, name).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(operation.summary, name).toBeTruthy();
+      expect(operation.tags?.length, name).toBeGreaterThan(0);
+      for (const tag of operation.tags ?? []) expect(tagNames, name).toContain(tag);
+      return operation.operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('gives every parameter an example', () => {
+    for (const [name, operation] of operationsOf(document)) {
+      for (const parameter of operation.parameters ?? []) {
+        expect(parameter.example ?? parameter.examples, `${name}: parameter ${parameter.name} has no example`).toBeDefined();
+      }
+    }
+  });
+
+  it('gives every operation a 200 example that matches its schema', () => {
+    for (const [name, operation] of operationsOf(document)) {
+      const media = operation.responses['200']?.content?.['application/json'];
+      expect(media?.example, `${name}: 200 has no example`).toBeDefined();
+      const schemaId = componentName(media?.schema?.$ref);
+      if (schemaId) expectToMatchSchema(media?.example, schemaId);
+    }
+  });
+
+  it('documents the errors every operation can return, each in the envelope', () => {
+    for (const [name, operation] of operationsOf(document)) {
+      const statuses = Object.keys(operation.responses);
+      expect(statuses, name).toEqual(expect.arrayContaining(['400', '429', '500', '503']));
+      for (const status of statuses.filter((code) => Number(code) >= 400)) {
+        expect(componentName(operation.responses[status]?.content?.['application/json']?.schema?.$ref), `${name} ${status}`).toBe(
+          'ErrorResponse',
+        );
+      }
+    }
+    expect(Object.keys(document.paths['/campaigns/{id}']!.get!.responses)).toContain('404');
+  });
+
+  it('documents 304 and the cache headers on the publicly cached operations', () => {
+    for (const path of PUBLIC_PATHS) {
+      const responses = document.paths[path]!.get!.responses as Record<string, { headers?: Record<string, unknown> }>;
+      expect(Object.keys(responses['200']?.headers ?? {}), path).toEqual(['ETag', 'Cache-Control']);
+      expect(responses['304'], path).toBeDefined();
+    }
+  });
+
+  it('declares the bearerAuth scheme, required by no operation unless its route says so', () => {
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toBeUndefined();
+    for (const [name, operation] of operationsOf(document)) {
+      const path = name.split(' ')[1]!;
+      if (STAGING_PATHS.includes(path)) expect(operation.security, name).toEqual([{ bearerAuth: [] }]);
+      else expect(operation.security, name).toBeUndefined();
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  let database: TestDatabase;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database, { BASE_URL: 'https://api.example.com', STAGING_URL: 'https://staging.example.com' }, (app) => {
+      // A route that declares bearer security, as the staging routes do.
+      app.get(
+        '/contract-test/guarded',
+        {
+          schema: {
+            operationId: 'guardedForTest',
+            tags: ['staging'],
+            summary: 'Guarded',
+            security: [{ bearerAuth: [] }],
+            response: { 200: Type.Object({ ok: Type.Boolean() }), 401: ref(ErrorResponse) },
+          },
+        },
+        async () => ({ ok: true }),
+      );
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it('serves the document with the configured servers', async () => {
+    const response = await app.inject('/openapi.json');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const served = response.json<Document>();
+    expect(served.servers.map((server) => server.url)).toEqual(['https://api.example.com', 'https://staging.example.com']);
+  });
+
+  it('applies bearerAuth to exactly the operations whose route declares it', async () => {
+    const served = (await app.inject('/openapi.json')).json<Document>();
+    const guarded = operationsOf(served).filter(([, operation]) => operation.security !== undefined);
+    expect(guarded.map(([name, operation]) => [name, operation.security])).toEqual([
+      ['GET /campaigns/accesslists', [{ bearerAuth: [] }]],
+      ['GET /users/profile', [{ bearerAuth: [] }]],
+      ['GET /contract-test/guarded', [{ bearerAuth: [] }]],
+    ]);
+  });
+});
