@@ -15,6 +15,7 @@ import { metrics } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
+import { responseCache } from './plugins/response-cache.js';
 import { refuseWhileClosing } from './plugins/shutdown.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
@@ -113,11 +114,20 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
   await app.register(refuseWhileClosing);
   if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
   await app.register(publicCache, { maxAgeSeconds: config.CACHE_MAX_AGE_S });
+  if (config.RESPONSE_CACHE_TTL_MS > 0) {
+    await app.register(responseCache, {
+      ttlMs: config.RESPONSE_CACHE_TTL_MS,
+      maxBytes: config.RESPONSE_CACHE_MAX_MB * 1024 * 1024,
+      now: () => clock().getTime(),
+    });
+  }
 
   // Third-party plugins, wired in src/plugins/external.
   await app.register(securityHeaders);
   await app.register(corsPolicy, { origins: config.CORS_ORIGINS });
-  await app.register(rateLimitPerClient, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  if (config.RATE_LIMIT_MAX > 0) {
+    await app.register(rateLimitPerClient, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  }
   await app.register(openApi, { baseUrl: config.BASE_URL, stagingUrl: config.STAGING_URL });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -61,11 +61,29 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'max-age (seconds) of Cache-Control: public on the public API routes',
   }),
+  RESPONSE_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description:
+      'How long a public answer is served again from memory without asking the database; 0 turns the response cache off',
+  }),
+  RESPONSE_CACHE_MAX_MB: Type.Integer({
+    minimum: 1,
+    maximum: 4096,
+    default: 64,
+    description: 'Memory the response cache may use; the oldest answers make room',
+  }),
   CORS_ORIGINS: Type.String({
     default: '',
     description: 'Browser origins allowed to call the API, comma-separated (https://app.example.com); * for any; empty = no CORS headers',
   }),
-  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per client IP per window' }),
+  RATE_LIMIT_MAX: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 600,
+    description: 'Requests per client IP per window; 0 turns the limit off (behind a gateway that limits)',
+  }),
   RATE_LIMIT_WINDOW_MS: milliseconds(60_000, 'Length of the rate limit window'),
   TRUST_PROXY: Type.String({
     default: '',

@@ -91,8 +91,15 @@ describe('loadConfig', () => {
     },
   );
 
-  it('rejects a rate limit of zero and a negative max-age', () => {
-    expect(() => loadConfig({ RATE_LIMIT_MAX: '0' })).toThrow(/RATE_LIMIT_MAX/);
+  it('takes a rate limit of zero as off, and rejects a negative one or a negative max-age', () => {
+    expect(loadConfig({ RATE_LIMIT_MAX: '0' }).RATE_LIMIT_MAX).toBe(0);
+    expect(() => loadConfig({ RATE_LIMIT_MAX: '-1' })).toThrow(/RATE_LIMIT_MAX/);
     expect(() => loadConfig({ CACHE_MAX_AGE_S: '-1' })).toThrow(/CACHE_MAX_AGE_S/);
+  });
+
+  it('turns the response cache on for a second by default; 0 turns it off', () => {
+    expect(loadConfig({}).RESPONSE_CACHE_TTL_MS).toBe(1000);
+    expect(loadConfig({ RESPONSE_CACHE_TTL_MS: '0' }).RESPONSE_CACHE_TTL_MS).toBe(0);
+    expect(() => loadConfig({ RESPONSE_CACHE_TTL_MS: '60001' })).toThrow(/RESPONSE_CACHE_TTL_MS/);
   });
 });

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -138,11 +139,54 @@ function copyStatement(table: string, columns: string[], source: string): string
   return `COPY ${quote(table)} (${columns.map(quote).join(', ')}) FROM ${source}`;
 }
 
-/** Runs a raw SQL query and returns its rows, whichever driver is underneath. */
+/**
+ * Runs a raw SQL query and returns its rows, whichever driver is underneath.
+ *
+ * On PostgreSQL, outside a transaction, the statement is prepared once per connection under a name
+ * derived from its text: the hot read queries are planned once instead of on every request, which is
+ * a large share of their cost. Only the first MAX_PREPARED distinct texts are prepared, so that an
+ * unusual mix of filters cannot fill the server's memory with plans. Rows come back exactly as
+ * Drizzle would hand them (date and time types as text).
+ */
 export async function queryRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const client = (db as { $client?: unknown }).$client;
+  if (client instanceof pg.Pool && !(db instanceof PgTransaction)) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return (await client.query<Row & pg.QueryResultRow>({ name: preparedName(text), text, values: params, types: DRIZZLE_TYPES })).rows;
+  }
   const result: unknown = await db.execute(query);
   return (result as { rows: Row[] }).rows;
 }
+
+const MAX_PREPARED = 500;
+const preparedNames = new Map<string, string>();
+
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
+/** Drizzle's node-postgres parsers: date and time types stay text; everything else as node-postgres parses it. */
+const RAW_TYPE_IDS = new Set([
+  pg.types.builtins.TIMESTAMPTZ,
+  pg.types.builtins.TIMESTAMP,
+  pg.types.builtins.DATE,
+  pg.types.builtins.INTERVAL,
+  1115, // timestamp[]
+  1182, // date[]
+  1185, // timestamptz[]
+  1187, // interval[]
+  1231, // numeric[]
+]);
+const asText = (value: string) => value;
+const DRIZZLE_TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((typeId: number) =>
+    RAW_TYPE_IDS.has(typeId) ? asText : (pg.types.getTypeParser(typeId, 'text') as (value: string) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,8 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 
 /** The configuration tests run with: defaults, quiet logs, overridable per test. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', ...overrides });
+  // The response cache would hide what a test just wrote; a test that is about the cache turns it on.
+  return loadConfig({ LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', RESPONSE_CACHE_TTL_MS: '0', ...overrides });
 }
 
 export async function buildTestApp(

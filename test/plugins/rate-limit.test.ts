@@ -45,6 +45,16 @@ describe('rate limit per client IP', () => {
     });
   });
 
+  it('is off with RATE_LIMIT_MAX=0', async () => {
+    await withApp({ RATE_LIMIT_MAX: '0' }, async (app) => {
+      for (let i = 0; i < 5; i++) {
+        const response = await app.inject('/campaigns');
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    });
+  });
+
   it('counts each client IP on its own', async () => {
     await withApp({}, async (app) => {
       const from = (remoteAddress: string) => app.inject({ url: '/campaigns', remoteAddress });
