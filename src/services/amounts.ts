@@ -1,16 +1,16 @@
 /**
- * USD amounts as exact integers of micro-dollars: the claims table stores USD with six decimals,
- * so sums of them are exact as bigint and only become floating point in the response.
+ * USD amounts as integers of micro-dollars: the claims table stores USD with six decimals, so sums
+ * of them are exact integers, held in doubles (exact up to 2^53 micro-dollars, about $9 billion).
  */
-export function parseMicros(decimal: string): bigint {
+export function parseMicros(decimal: string): number {
   const negative = decimal.startsWith('-');
   const [whole = '0', fraction = ''] = (negative ? decimal.slice(1) : decimal).split('.');
-  const micros = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6) || '0');
+  const micros = Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6) || '0');
   return negative ? -micros : micros;
 }
 
-/** Dollars as a JSON number (micro-dollar precision survives up to 2^53 micro-dollars, ~$9 billion). */
-export function microsToNumber(micros: bigint): number {
+/** Dollars as a JSON number. */
+export function microsToNumber(micros: number | bigint): number {
   return Number(micros) / 1_000_000;
 }
 

@@ -20,10 +20,14 @@ import { parseMicros } from './amounts.js';
  * much correcting a request does. What the snapshot alone decides is which named contracts each
  * campaign targets (explore contracts): that map is rebuilt when the set of campaigns changes,
  * within one refresh.
+ *
+ * USD amounts are integers of micro-dollars held in doubles: exact up to 2^53 micro-dollars (about
+ * $9 billion per campaign and window). The snapshot is kept in typed arrays, column by column, so
+ * that a hundred thousand campaigns cost a few megabytes rather than a few hundred.
  */
 export interface WindowTotals {
   claims: number;
-  usdMicros: bigint;
+  usdMicros: number;
 }
 
 export interface CampaignVolume {
@@ -32,26 +36,48 @@ export interface CampaignVolume {
   windows: Record<ClaimWindow, WindowTotals>;
 }
 
-export interface TargetedContract {
+export interface ContractVolume {
   chainId: number;
   address: string;
   name: string;
-  /** The campaigns whose steps target it, with their block times (for recently-deployed). */
-  campaigns: { key: number; blockTimestamp: number }[];
+  campaignCount: number;
   newestBlockTimestamp: number;
-  /** Claims of those campaigns per window, as of the snapshot. */
   windows: Record<ClaimWindow, WindowTotals>;
+}
+
+/** Per window, one column of claim counts and one of USD volumes. */
+interface Columns {
+  claims: Record<ClaimWindow, Int32Array>;
+  usd: Record<ClaimWindow, Float64Array>;
+}
+
+interface CampaignTable extends Columns {
+  keys: Int32Array;
+  publicIds: string[];
+  rowOf: Map<number, number>;
+}
+
+interface ContractTable extends Columns {
+  chainIds: Int32Array;
+  addresses: string[];
+  names: string[];
+  /** The targeting campaigns of contract i are campaignKeys[starts[i]..starts[i + 1]). */
+  starts: Int32Array;
+  campaignKeys: Int32Array;
+  blockTimestamps: Float64Array;
+  newest: Float64Array;
+  /** Contract rows each campaign targets. */
+  byCampaign: Map<number, number[]>;
 }
 
 interface Snapshot {
   at: number;
   maxClaimId: string;
   version: string;
-  volumes: Map<number, CampaignVolume>;
-  /** Per window, campaigns with claims in it, by USD volume (highest first), ties on public ID. */
-  rankings: Record<ClaimWindow, CampaignVolume[]>;
-  contracts: TargetedContract[];
-  contractsByCampaign: Map<number, TargetedContract[]>;
+  campaigns: CampaignTable;
+  /** Per window, rows of the campaigns with claims in it, by USD volume (highest first), ties on public ID. */
+  rankings: Record<ClaimWindow, Int32Array>;
+  contracts: ContractTable;
 }
 
 export interface ClaimWindowsOptions {
@@ -63,13 +89,23 @@ export interface ClaimWindowsOptions {
 /** A snapshot reads a week of claims in the background: far more than an API query's time budget. */
 const SNAPSHOT_TIMEOUT_MS = 120_000;
 
-const emptyWindows = (): Record<ClaimWindow, WindowTotals> =>
-  Object.fromEntries(WINDOW_NAMES.map((name) => [name, { claims: 0, usdMicros: 0n }])) as Record<ClaimWindow, WindowTotals>;
+const columns = (size: number): Columns => ({
+  claims: Object.fromEntries(WINDOW_NAMES.map((name) => [name, new Int32Array(size)])) as Columns['claims'],
+  usd: Object.fromEntries(WINDOW_NAMES.map((name) => [name, new Float64Array(size)])) as Columns['usd'],
+});
+
+const totalsAt = (table: Columns, row: number): Record<ClaimWindow, WindowTotals> =>
+  Object.fromEntries(
+    WINDOW_NAMES.map((name) => [name, { claims: table.claims[name][row]!, usdMicros: table.usd[name][row]! }]),
+  ) as Record<ClaimWindow, WindowTotals>;
+
+const emptyTotals = (): Record<ClaimWindow, WindowTotals> =>
+  Object.fromEntries(WINDOW_NAMES.map((name) => [name, { claims: 0, usdMicros: 0 }])) as Record<ClaimWindow, WindowTotals>;
 
 export const byVolume = (window: ClaimWindow) => (a: CampaignVolume, b: CampaignVolume) => {
   const left = a.windows[window].usdMicros;
   const right = b.windows[window].usdMicros;
-  if (left !== right) return left > right ? -1 : 1;
+  if (left !== right) return right - left;
   return a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0;
 };
 
@@ -103,64 +139,70 @@ export class ClaimWindows {
   }
 
   private async build(now: Date): Promise<Snapshot> {
-    const [{ maxClaimId, version, rows }, targeted] = await Promise.all([
+    const [{ maxClaimId, version, columns: snapshotColumns }, targeted] = await Promise.all([
       this.repository.snapshot(now, SNAPSHOT_TIMEOUT_MS),
       this.repository.targetedContracts(),
     ]);
-    const volumes = new Map<number, CampaignVolume>();
-    for (const row of rows) {
-      const windows = emptyWindows();
-      WINDOW_NAMES.forEach((name, index) => {
-        windows[name] = { claims: row.claims[index] ?? 0, usdMicros: parseMicros(row.usd[index] ?? '0') };
-      });
-      volumes.set(row.campaign_key, { key: row.campaign_key, publicId: row.public_id, windows });
-    }
-    const rankings = Object.fromEntries(
-      WINDOW_NAMES.map((name) => [name, [...volumes.values()].filter((v) => v.windows[name].claims > 0).sort(byVolume(name))]),
-    ) as Record<ClaimWindow, CampaignVolume[]>;
-    const snapshot: Snapshot = { at: now.getTime(), maxClaimId, version, volumes, rankings, ...groupContracts(targeted, volumes) };
+    const campaigns: CampaignTable = {
+      keys: Int32Array.from(snapshotColumns.campaign_keys),
+      publicIds: snapshotColumns.public_ids,
+      rowOf: new Map(snapshotColumns.campaign_keys.map((key, row) => [key, row])),
+      claims: Object.fromEntries(WINDOW_NAMES.map((name, window) => [name, Int32Array.from(snapshotColumns.claims[window] ?? [])])) as Columns['claims'],
+      usd: Object.fromEntries(
+        WINDOW_NAMES.map((name, window) => [name, Float64Array.from(snapshotColumns.usd_micros[window] ?? [])]),
+      ) as Columns['usd'],
+    };
+    const rankings = Object.fromEntries(WINDOW_NAMES.map((name) => [name, rank(campaigns, name)])) as Snapshot['rankings'];
+    const snapshot: Snapshot = { at: now.getTime(), maxClaimId, version, campaigns, rankings, contracts: contractTable(targeted, campaigns) };
     if (!this.snapshot || this.snapshot.at <= snapshot.at || snapshot.at <= now.getTime()) this.snapshot = snapshot;
     return snapshot;
   }
 }
 
-function groupContracts(rows: TargetedContractRow[], volumes: Map<number, CampaignVolume>) {
-  const byAddress = new Map<string, TargetedContract>();
-  const contractsByCampaign = new Map<number, TargetedContract[]>();
-  for (const row of rows) {
-    const id = `${row.chain_id}:${row.address}`;
-    let contract = byAddress.get(id);
-    if (!contract) {
-      contract = {
-        chainId: row.chain_id,
-        address: row.address,
-        name: row.name,
-        campaigns: [],
-        newestBlockTimestamp: 0,
-        windows: emptyWindows(),
-      };
-      byAddress.set(id, contract);
-    }
-    contract.campaigns.push({ key: row.campaign_key, blockTimestamp: row.block_timestamp });
-    contract.newestBlockTimestamp = Math.max(contract.newestBlockTimestamp, row.block_timestamp);
-    addWindows(contract.windows, volumes.get(row.campaign_key)?.windows, 1);
-    const targeted = contractsByCampaign.get(row.campaign_key) ?? [];
-    targeted.push(contract);
-    contractsByCampaign.set(row.campaign_key, targeted);
-  }
-  return { contracts: [...byAddress.values()], contractsByCampaign };
+/** Rows with claims in the window, by volume, ties on public ID. */
+function rank(campaigns: CampaignTable, window: ClaimWindow): Int32Array {
+  const claims = campaigns.claims[window];
+  const usd = campaigns.usd[window];
+  const rows: number[] = [];
+  for (let row = 0; row < claims.length; row++) if (claims[row]! > 0) rows.push(row);
+  rows.sort((a, b) => {
+    const difference = usd[b]! - usd[a]!;
+    if (difference !== 0) return difference;
+    const left = campaigns.publicIds[a]!;
+    const right = campaigns.publicIds[b]!;
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
+  return Int32Array.from(rows);
 }
 
-function addWindows(
-  into: Record<ClaimWindow, WindowTotals>,
-  from: Record<ClaimWindow, WindowTotals> | undefined,
-  sign: 1 | -1,
-): void {
-  if (!from) return;
-  for (const name of WINDOW_NAMES) {
-    into[name].claims += sign * from[name].claims;
-    into[name].usdMicros += BigInt(sign) * from[name].usdMicros;
-  }
+function contractTable(rows: TargetedContractRow[], campaigns: CampaignTable): ContractTable {
+  const starts = [0];
+  for (const row of rows) starts.push(starts[starts.length - 1]! + row.campaign_keys.length);
+  const table: ContractTable = {
+    chainIds: Int32Array.from(rows, (row) => row.chain_id),
+    addresses: rows.map((row) => row.address),
+    names: rows.map((row) => row.name),
+    starts: Int32Array.from(starts),
+    campaignKeys: Int32Array.from(rows.flatMap((row) => row.campaign_keys)),
+    blockTimestamps: Float64Array.from(rows.flatMap((row) => row.block_timestamps)),
+    newest: Float64Array.from(rows, (row) => row.block_timestamps.reduce((newest, at) => Math.max(newest, at), 0)),
+    byCampaign: new Map(),
+    ...columns(rows.length),
+  };
+  rows.forEach((row, contract) => {
+    for (const key of row.campaign_keys) {
+      const targeted = table.byCampaign.get(key);
+      if (targeted) targeted.push(contract);
+      else table.byCampaign.set(key, [contract]);
+      const campaign = campaigns.rowOf.get(key);
+      if (campaign === undefined) continue;
+      for (const name of WINDOW_NAMES) {
+        table.claims[name][contract]! += campaigns.claims[name][campaign]!;
+        table.usd[name][contract]! += campaigns.usd[name][campaign]!;
+      }
+    }
+  });
+  return table;
 }
 
 /** The corrected volumes of the campaigns the changes touch. */
@@ -169,11 +211,11 @@ function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): 
   for (const row of rows) {
     let volume = corrected.get(row.campaign_key);
     if (!volume) {
-      const base = snapshot.volumes.get(row.campaign_key);
+      const base = snapshot.campaigns.rowOf.get(row.campaign_key);
       volume = {
         key: row.campaign_key,
         publicId: row.public_id,
-        windows: base ? structuredClone(base.windows) : emptyWindows(),
+        windows: base === undefined ? emptyTotals() : totalsAt(snapshot.campaigns, base),
       };
       corrected.set(row.campaign_key, volume);
     }
@@ -185,7 +227,7 @@ function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): 
       const delta = Number(inNow) - Number(inSnapshot);
       if (delta !== 0) {
         volume.windows[name].claims += delta;
-        volume.windows[name].usdMicros += BigInt(delta) * usd;
+        volume.windows[name].usdMicros += delta * usd;
       }
     }
   }
@@ -200,7 +242,15 @@ export class WindowView {
   ) {}
 
   volume(key: number): CampaignVolume | undefined {
-    return this.corrected.get(key) ?? this.snapshot.volumes.get(key);
+    const corrected = this.corrected.get(key);
+    if (corrected) return corrected;
+    const row = this.snapshot.campaigns.rowOf.get(key);
+    return row === undefined ? undefined : this.fromSnapshot(row);
+  }
+
+  private fromSnapshot(row: number): CampaignVolume {
+    const { campaigns } = this.snapshot;
+    return { key: campaigns.keys[row]!, publicId: campaigns.publicIds[row]!, windows: totalsAt(campaigns, row) };
   }
 
   /**
@@ -211,8 +261,9 @@ export class WindowView {
     const touched = [...this.corrected.values()].filter((volume) => volume.windows[window].claims > 0).sort(byVolume(window));
     const order = byVolume(window);
     let next = 0;
-    for (const volume of this.snapshot.rankings[window]) {
-      if (this.corrected.has(volume.key)) continue;
+    for (const row of this.snapshot.rankings[window]) {
+      if (this.corrected.has(this.snapshot.campaigns.keys[row]!)) continue;
+      const volume = this.fromSnapshot(row);
       while (next < touched.length && order(touched[next]!, volume) < 0) yield touched[next++]!;
       yield volume;
     }
@@ -224,41 +275,54 @@ export class WindowView {
    * over `onlyCampaigns` when given (campaigns of one creator), else over every targeting campaign.
    */
   contracts(onlyCampaigns?: ReadonlySet<number>): ContractVolume[] {
-    if (onlyCampaigns) {
-      return this.snapshot.contracts
-        .map((contract) => {
-          const campaigns = contract.campaigns.filter((campaign) => onlyCampaigns.has(campaign.key));
-          const windows = emptyWindows();
-          for (const campaign of campaigns) addWindows(windows, this.volume(campaign.key)?.windows, 1);
-          const newest = Math.max(0, ...campaigns.map((campaign) => campaign.blockTimestamp));
-          return { contract, campaignCount: campaigns.length, newestBlockTimestamp: newest, windows };
-        })
-        .filter((volume) => volume.campaignCount > 0);
-    }
-    const corrected = new Map<TargetedContract, Record<ClaimWindow, WindowTotals>>();
-    for (const volume of this.corrected.values()) {
-      for (const contract of this.snapshot.contractsByCampaign.get(volume.key) ?? []) {
-        let windows = corrected.get(contract);
-        if (!windows) {
-          windows = structuredClone(contract.windows);
-          corrected.set(contract, windows);
+    const table = this.snapshot.contracts;
+    const volumes: ContractVolume[] = [];
+    for (let contract = 0; contract < table.chainIds.length; contract++) {
+      const describe = (campaignCount: number, newestBlockTimestamp: number, windows: Record<ClaimWindow, WindowTotals>) => ({
+        chainId: table.chainIds[contract]!,
+        address: table.addresses[contract]!,
+        name: table.names[contract]!,
+        campaignCount,
+        newestBlockTimestamp,
+        windows,
+      });
+      const from = table.starts[contract]!;
+      const to = table.starts[contract + 1]!;
+      if (onlyCampaigns) {
+        let campaignCount = 0;
+        let newest = 0;
+        const windows = emptyTotals();
+        for (let at = from; at < to; at++) {
+          const key = table.campaignKeys[at]!;
+          if (!onlyCampaigns.has(key)) continue;
+          campaignCount++;
+          newest = Math.max(newest, table.blockTimestamps[at]!);
+          addTotals(windows, this.volume(key)?.windows, 1);
         }
-        addWindows(windows, this.snapshot.volumes.get(volume.key)?.windows, -1);
-        addWindows(windows, volume.windows, 1);
+        if (campaignCount > 0) volumes.push(describe(campaignCount, newest, windows));
+      } else {
+        volumes.push(describe(to - from, table.newest[contract]!, totalsAt(table, contract)));
       }
     }
-    return this.snapshot.contracts.map((contract) => ({
-      contract,
-      campaignCount: contract.campaigns.length,
-      newestBlockTimestamp: contract.newestBlockTimestamp,
-      windows: corrected.get(contract) ?? contract.windows,
-    }));
+    if (!onlyCampaigns) {
+      // Corrections: each touched campaign moves its contracts' totals from its snapshot volume to its volume now.
+      for (const volume of this.corrected.values()) {
+        const row = this.snapshot.campaigns.rowOf.get(volume.key);
+        for (const contract of table.byCampaign.get(volume.key) ?? []) {
+          const windows = volumes[contract]!.windows;
+          if (row !== undefined) addTotals(windows, totalsAt(this.snapshot.campaigns, row), -1);
+          addTotals(windows, volume.windows, 1);
+        }
+      }
+    }
+    return volumes;
   }
 }
 
-export interface ContractVolume {
-  contract: TargetedContract;
-  campaignCount: number;
-  newestBlockTimestamp: number;
-  windows: Record<ClaimWindow, WindowTotals>;
+function addTotals(into: Record<ClaimWindow, WindowTotals>, from: Record<ClaimWindow, WindowTotals> | undefined, sign: 1 | -1) {
+  if (!from) return;
+  for (const name of WINDOW_NAMES) {
+    into[name].claims += sign * from[name].claims;
+    into[name].usdMicros += sign * from[name].usdMicros;
+  }
 }

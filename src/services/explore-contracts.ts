@@ -29,12 +29,12 @@ export async function exploreContracts(
   const chains = request.chainIds === undefined ? undefined : new Set(request.chainIds);
   const volumes = view
     .contracts(creatorCampaigns)
-    .filter((volume) => chains === undefined || chains.has(volume.contract.chainId));
+    .filter((volume) => chains === undefined || chains.has(volume.chainId));
   volumes.sort(compareBy(request));
   return volumes.slice(request.page.offset, request.page.offset + request.page.limit).map((volume) => ({
-    chainId: volume.contract.chainId,
-    address: volume.contract.address,
-    name: volume.contract.name,
+    chainId: volume.chainId,
+    address: volume.address,
+    name: volume.name,
     stats: {
       campaignCount: volume.campaignCount,
       totalClaims: volume.windows[request.timePeriod].claims,
@@ -44,7 +44,7 @@ export async function exploreContracts(
 }
 
 function compareBy({ sortBy, timePeriod }: ExploreContractsRequest) {
-  const primary = (volume: ContractVolume): bigint | number => {
+  const primary = (volume: ContractVolume): number => {
     switch (sortBy) {
       case 'most-completions':
         return volume.windows[timePeriod].claims;
@@ -58,7 +58,7 @@ function compareBy({ sortBy, timePeriod }: ExploreContractsRequest) {
     const left = primary(a);
     const right = primary(b);
     if (left !== right) return left > right ? -1 : 1;
-    if (a.contract.chainId !== b.contract.chainId) return a.contract.chainId - b.contract.chainId;
-    return a.contract.address < b.contract.address ? -1 : a.contract.address > b.contract.address ? 1 : 0;
+    if (a.chainId !== b.chainId) return a.chainId - b.chainId;
+    return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
   };
 }

@@ -19,12 +19,13 @@ describe('amounts', () => {
     expect(formatUnits(amount, decimals)).toBe(expected);
   });
 
-  it('parses USD decimals into micro-dollars without floating point', () => {
-    expect(parseMicros('0')).toBe(0n);
-    expect(parseMicros('12.5')).toBe(12_500_000n);
-    expect(parseMicros('0.000001')).toBe(1n);
-    expect(parseMicros('-3.250000')).toBe(-3_250_000n);
-    expect(parseMicros('123456789012345678901234.123456')).toBe(123456789012345678901234123456n);
+  it('parses USD decimals into micro-dollars without rounding', () => {
+    expect(parseMicros('0')).toBe(0);
+    expect(parseMicros('12.5')).toBe(12_500_000);
+    expect(parseMicros('0.000001')).toBe(1);
+    expect(parseMicros('-3.250000')).toBe(-3_250_000);
+    // The largest USD volume a window holds exactly: 2^53 micro-dollars.
+    expect(parseMicros('9007199254.740991')).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it('values base units at a decimal price, rounding down to the micro-dollar', () => {

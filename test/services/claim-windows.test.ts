@@ -26,7 +26,7 @@ const claimArbitrary = (campaigns: number, laterMs: number) =>
         ),
       ),
     ),
-    usdMicros: fc.bigInt({ min: 0n, max: 10n ** 12n }),
+    usdMicros: fc.integer({ min: 0, max: 1_000_000_000_000 }),
   });
 
 /** When the volumes are read, and the claims before and after the snapshot. */
@@ -54,7 +54,7 @@ describe('claim windows', () => {
   });
   afterAll(() => database.close());
 
-  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: bigint }[]) {
+  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: number }[]) {
     if (rows.length === 0) return;
     await database.db.insert(claims).values(
       rows.map((row, index) => ({
@@ -62,7 +62,7 @@ describe('claim windows', () => {
         incentivePosition: 0,
         claimant: address(index + 1),
         amount: '1',
-        usdValue: `${row.usdMicros / 1_000_000n}.${(row.usdMicros % 1_000_000n).toString().padStart(6, '0')}`,
+        usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
         ethValueWei: '1',
         txHash: `0x${'0'.repeat(64)}`,
         claimedAt: new Date(T + row.offsetMs),
@@ -71,7 +71,7 @@ describe('claim windows', () => {
   }
 
   async function plainAggregation(now: number) {
-    const result = new Map<string, { claims: number; usdMicros: bigint }>();
+    const result = new Map<string, { claims: number; usdMicros: number }>();
     for (const name of WINDOW_NAMES) {
       const rows = await queryRows<{ campaign_key: number; claims: number; usd: string }>(
         database.db,
@@ -97,8 +97,8 @@ describe('claim windows', () => {
         const expected = await plainAggregation(now);
         for (const key of keys) {
           for (const name of WINDOW_NAMES) {
-            const actual = view.volume(key)?.windows[name] ?? { claims: 0, usdMicros: 0n };
-            expect(actual, `campaign ${key}, ${name}`).toEqual(expected.get(`${key}/${name}`) ?? { claims: 0, usdMicros: 0n });
+            const actual = view.volume(key)?.windows[name] ?? { claims: 0, usdMicros: 0 };
+            expect(actual, `campaign ${key}, ${name}`).toEqual(expected.get(`${key}/${name}`) ?? { claims: 0, usdMicros: 0 });
           }
         }
         // The ranking holds exactly the campaigns with claims in the window, by volume.
@@ -107,7 +107,7 @@ describe('claim windows', () => {
           const withClaims = keys.filter((key) => (expected.get(`${key}/${name}`)?.claims ?? 0) > 0);
           expect(new Set(ranked)).toEqual(new Set(withClaims));
           const usd = ranked.map((key) => expected.get(`${key}/${name}`)!.usdMicros);
-          expect(usd).toEqual([...usd].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+          expect(usd).toEqual([...usd].sort((a, b) => b - a));
         }
       }),
       { numRuns: 40 },
