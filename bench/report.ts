@@ -1,0 +1,107 @@
+import type { DatasetSize } from './dataset.js';
+import type { LoadResult } from './load.js';
+
+export interface BenchRow extends LoadResult {
+  scenario: string;
+  campaigns: number;
+  cache: 'on' | 'off';
+  peakRssMb: number;
+  /** Position of the scenario in its run, to find it again for the ceiling. */
+  index: number;
+  ceilingRequestsPerSecond?: number;
+  ratioToCeiling?: number;
+  /** The straightforward implementation of the same request, measured in the same run (bench/baseline-server.ts). */
+  baselineRequestsPerSecond?: number;
+  ratioToBaseline?: number;
+}
+
+export function printTable(rows: BenchRow[]): void {
+  const header = [
+    'scenario',
+    'campaigns',
+    'cache',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'bytes',
+    'ceiling req/s',
+    'x ceiling',
+    'baseline req/s',
+    'x baseline',
+    'peak RSS MB',
+  ];
+  const lines = rows.map((row) => [
+    row.scenario,
+    String(row.campaigns),
+    row.cache,
+    String(row.requestsPerSecond),
+    String(row.p50Ms),
+    String(row.p99Ms),
+    String(row.errors + row.non2xx),
+    String(row.bytesPerResponse),
+    String(row.ceilingRequestsPerSecond ?? ''),
+    row.ratioToCeiling === undefined ? '' : row.ratioToCeiling.toFixed(3),
+    String(row.baselineRequestsPerSecond ?? ''),
+    row.ratioToBaseline === undefined ? '' : row.ratioToBaseline.toFixed(1),
+    String(row.peakRssMb),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  const format = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
+  console.log(`\n${format(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+  for (const line of lines) console.log(format(line));
+}
+
+/**
+ * The performance targets of the benchmark issue, checked on this run's numbers. Returns the ones
+ * that do not hold; a target whose scenarios were not run is skipped.
+ */
+export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
+  const find = (scenario: string, cache: 'on' | 'off', campaigns = main.campaigns) =>
+    rows.find((row) => row.scenario === scenario && row.cache === cache && row.campaigns === campaigns);
+  const checks: [string, () => boolean | undefined][] = [];
+  const target = (name: string, check: () => boolean | undefined) => checks.push([name, check]);
+
+  target('list default, cache off: >= 2.5x straightforward and >= 10% of ceiling', () => {
+    const row = find('list default', 'off');
+    return row && (row.ratioToBaseline ?? 0) >= 2.5 && (row.ratioToCeiling ?? 0) >= 0.1;
+  });
+  target('list default, cache on: >= 60% of ceiling', () => {
+    const row = find('list default', 'on');
+    return row && (row.ratioToCeiling ?? 0) >= 0.6;
+  });
+  target('list pageSize=100, cache off: >= 3x straightforward', () => {
+    const row = find('list pageSize=100', 'off');
+    return row && (row.ratioToBaseline ?? 0) >= 3;
+  });
+  target('detail by id, cache off: >= 15% of ceiling', () => {
+    const row = find('detail by random id', 'off');
+    return row && (row.ratioToCeiling ?? 0) >= 0.15;
+  });
+  target('trending 24h, cache off: p99 < 20 ms and >= 200x raw aggregation', () => {
+    const row = find('trending 24h', 'off');
+    return row && row.p99Ms < 20 && (row.ratioToBaseline ?? 0) >= 200;
+  });
+  target('deep page 1000: p50 <= 2x page 1', () => {
+    const deep = find('list page 1000', 'off');
+    const first = find('list default', 'off');
+    return deep && first && deep.p50Ms <= 2 * Math.max(first.p50Ms, 1);
+  });
+  target('10k -> 100k campaigns: p50 of list and detail grows <= 30%', () => {
+    const small = main.campaigns / 10;
+    const pairs = ['list default', 'detail by random id'].map((name) => [find(name, 'off', small), find(name, 'off')] as const);
+    if (pairs.some(([a, b]) => !a || !b)) return undefined;
+    return pairs.every(([a, b]) => b!.p50Ms <= 1.3 * Math.max(a!.p50Ms, 1));
+  });
+  target('peak RSS < 200 MB in every scenario', () => rows.length > 0 && rows.every((row) => row.peakRssMb < 200));
+  target('no errors in any scenario', () => rows.length > 0 && rows.every((row) => row.errors + row.non2xx === 0));
+
+  const failures: string[] = [];
+  console.log('\nTargets:');
+  for (const [name, check] of checks) {
+    const outcome = check();
+    console.log(`  ${outcome === undefined ? 'skip' : outcome ? 'PASS' : 'FAIL'}  ${name}`);
+    if (outcome === false) failures.push(name);
+  }
+  return failures;
+}

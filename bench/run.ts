@@ -1,0 +1,191 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { datasetUrl, type DatasetSize, ensureDataset, sampleParameters } from './dataset.js';
+import { drive, type LoadOptions, peakRss } from './load.js';
+import { type BenchRow, checkTargets, printTable } from './report.js';
+import { type Scenario, scenarios } from './scenarios.js';
+
+/**
+ * `npm run bench`: the service's throughput and latency per scenario against the framework ceiling
+ * (the same bytes served from memory by bare Fastify), measured in the same run. See bench/README.md.
+ */
+const USAGE = `Usage: npm run bench -- [--campaigns N] [--claims N] [--duration S] [--connections N]
+                       [--cache on|off|both] [--scale] [--only name,...] [--reseed] [--server-cpus LIST]`;
+
+const { values } = parseArgs({
+  options: {
+    campaigns: { type: 'string', default: '100000' },
+    claims: { type: 'string', default: '1000000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    cache: { type: 'string', default: 'both' },
+    scale: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    reseed: { type: 'boolean', default: false },
+    'server-cpus': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaigns_bench';
+const load: LoadOptions = { connections: Number(values.connections), durationSeconds: Number(values.duration) };
+const main: DatasetSize = { campaigns: Number(values.campaigns), claims: Number(values.claims) };
+const sizes = values.scale ? [{ campaigns: main.campaigns / 10, claims: main.claims / 10 }, main] : [main];
+const cacheModes = values.cache === 'both' ? ['off', 'on'] : [values.cache ?? 'off'];
+const only = values.only?.split(',').map((name) => name.trim());
+const log = (line: string) => process.stderr.write(`${line}\n`);
+/** --server-cpus pins the service, and the servers it is compared with, with taskset. */
+const pinned = (command: string, args: string[]): [string, string[]] =>
+  values['server-cpus'] ? ['taskset', ['-c', values['server-cpus'], command, ...args]] : [command, args];
+
+const rows: BenchRow[] = [];
+for (const size of sizes) {
+  const url = datasetUrl(BASE_URL, size);
+  await ensureDataset(url, size, values.reseed, log);
+  const parameters = await sampleParameters(url);
+  const selected = scenarios(parameters).filter((scenario) => !only || only.includes(scenario.name));
+  for (const cache of cacheModes) {
+    // Only the main dataset is measured with the cache on: the scale curve is about the database.
+    if (cache === 'on' && size !== main) continue;
+    log(`\n${size.campaigns} campaigns, response cache ${cache}`);
+    rows.push(...(await measure(url, size, cache === 'on', selected)));
+  }
+}
+
+printTable(rows);
+const failures = checkTargets(rows, main);
+const resultsDir = join('bench', 'results');
+await mkdir(resultsDir, { recursive: true });
+const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+await writeFile(file, `${JSON.stringify({ load, sizes, rows, failures }, null, 2)}\n`);
+log(`\nresults written to ${file}`);
+process.exitCode = failures.length > 0 ? 1 : 0;
+
+async function measure(url: string, size: DatasetSize, cacheOn: boolean, selected: Scenario[]): Promise<BenchRow[]> {
+  const port = await freePort();
+  const server = await start(...pinned(process.execPath, ['dist/server.js']), {
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    MIGRATE_ON_START: 'false',
+    RESPONSE_CACHE_TTL_MS: cacheOn ? '1000' : '0',
+    // The benchmark is one client hammering the server: the per-client budget would only measure itself.
+    RATE_LIMIT_MAX: '0',
+  }, `http://127.0.0.1:${port}/health/ready`);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const bodies: string[] = [];
+  try {
+    // Warm up: the first request of each scenario builds what later ones reuse (snapshots, plans).
+    for (const scenario of selected) {
+      const response = await fetch(baseUrl + scenario.path(), { headers: scenario.headers });
+      if (!response.ok) throw new Error(`${scenario.name}: ${response.status} ${await response.text()}`);
+      bodies.push(Buffer.from(await response.arrayBuffer()).toString('base64'));
+    }
+    const results: BenchRow[] = [];
+    for (const [index, scenario] of selected.entries()) {
+      const { result, peakRssMb } = await peakRss(server.pid!, () => drive(baseUrl, scenario, load));
+      results.push({ scenario: scenario.name, campaigns: size.campaigns, cache: cacheOn ? 'on' : 'off', ...result, peakRssMb, index });
+      log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms`);
+    }
+    await stop(server);
+    await withCeiling(results, selected, bodies);
+    if (!cacheOn) await withBaseline(results, url);
+    return results;
+  } finally {
+    await stop(server);
+  }
+}
+
+/** The scenarios with a straightforward counterpart (see baseline-server.ts), and its path. */
+const BASELINES: Record<string, string> = {
+  'list default': '/baseline/list',
+  'list pageSize=100': '/baseline/list100',
+  'trending 24h': '/baseline/trending',
+};
+
+/** Adds to each row with a straightforward counterpart that counterpart's requests per second, and the ratio. */
+async function withBaseline(results: BenchRow[], url: string): Promise<void> {
+  const measured = results.filter((row) => BASELINES[row.scenario] !== undefined);
+  if (measured.length === 0) return;
+  const port = await freePort();
+  const baseline = await start(
+    ...pinned(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', url, String(port)]),
+    {},
+    `http://127.0.0.1:${port}/baseline/list`,
+  );
+  try {
+    for (const row of measured) {
+      const path = BASELINES[row.scenario]!;
+      const result = await drive(`http://127.0.0.1:${port}`, { name: `baseline ${row.scenario}`, path: () => path }, load);
+      row.baselineRequestsPerSecond = result.requestsPerSecond;
+      row.ratioToBaseline = Math.round((100 * row.requestsPerSecond) / Math.max(1, result.requestsPerSecond)) / 100;
+      log(`  straightforward ${row.scenario}: ${result.requestsPerSecond} req/s`);
+    }
+  } finally {
+    await stop(baseline);
+  }
+}
+
+/** Adds to each row the ceiling's requests per second for the same bytes, and the ratio. */
+async function withCeiling(results: BenchRow[], selected: Scenario[], bodies: string[]): Promise<BenchRow[]> {
+  const bodiesFile = join(tmpdir(), `bench-bodies-${process.pid}.json`);
+  await writeFile(bodiesFile, JSON.stringify(bodies));
+  const port = await freePort();
+  const ceiling = await start(
+    ...pinned(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts', bodiesFile, String(port)]),
+    {},
+    `http://127.0.0.1:${port}/ceiling/0/`,
+  );
+  try {
+    for (const row of results) {
+      const scenario = selected[row.index]!;
+      const measured = await drive(`http://127.0.0.1:${port}`, scenario, load, `/ceiling/${row.index}`);
+      row.ceilingRequestsPerSecond = measured.requestsPerSecond;
+      row.ratioToCeiling = Math.round((1000 * row.requestsPerSecond) / Math.max(1, measured.requestsPerSecond)) / 1000;
+      log(`  ceiling ${row.scenario}: ${measured.requestsPerSecond} req/s`);
+    }
+    return results;
+  } finally {
+    await stop(ceiling);
+  }
+}
+
+async function start(command: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode}`);
+    const ready = await fetch(readyUrl).then((response) => response.ok, () => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${command} did not become ready`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}

@@ -1,0 +1,39 @@
+import type { ScenarioParameters } from './dataset.js';
+
+/** One kind of request the benchmark drives: fixed paths, or a path drawn per request. */
+export interface Scenario {
+  name: string;
+  /** The path of each request; called per request when the scenario varies (random ids). */
+  path: () => string;
+  headers?: Record<string, string>;
+}
+
+export function scenarios(parameters: ScenarioParameters): Scenario[] {
+  const fixed = (name: string, path: string, headers?: Record<string, string>): Scenario => ({ name, path: () => path, headers });
+  let next = 0;
+  const { campaignIds } = parameters;
+  return [
+    fixed('list default', '/campaigns'),
+    fixed('list pageSize=100', '/campaigns?pageSize=100'),
+    fixed('list by owner', `/campaigns?owner=${parameters.owner}`),
+    fixed('list by tokens', `/campaigns?tokens=${parameters.token}`),
+    fixed(
+      'list by targetContract',
+      `/campaigns?targetContract=${parameters.targetContract.address}&chainId=${parameters.targetContract.chainId}`,
+    ),
+    fixed('list page 1000', '/campaigns?page=1000'),
+    {
+      name: 'detail by random id',
+      // Round-robin over a sample of real ids, so that no single row stays hot in any cache.
+      path: () => `/campaigns/${campaignIds[next++ % campaignIds.length]}`,
+    },
+    fixed('trending 1h', '/reward-kit/trending?sortBy=1h'),
+    fixed('trending 1h claimant', `/reward-kit/trending?sortBy=1h&claimantAddress=${parameters.claimant}`),
+    fixed('trending 24h', '/reward-kit/trending?sortBy=24h'),
+    fixed('trending 24h claimant', `/reward-kit/trending?sortBy=24h&claimantAddress=${parameters.claimant}`),
+    fixed('contracts most-completions', '/explore/contracts?sortBy=most-completions'),
+    fixed('contracts total-spend', '/explore/contracts?sortBy=total-spend'),
+    fixed('contracts recently-deployed', '/explore/contracts?sortBy=recently-deployed'),
+    fixed('profile', '/users/profile', { authorization: `Bearer ${parameters.bearerToken}` }),
+  ];
+}
