@@ -1,9 +1,9 @@
+import { USDC, USDC_METADATA_EXAMPLE } from './campaign-examples.js';
 import type { ContractList } from './contracts.js';
 import type { TrendingList } from './trending.js';
 
 /** Example answers of the activity operations for the API document; a contract test validates them. */
 
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 
 export const TRENDING_LIST_EXAMPLE: TrendingList = {
   trendingCampaigns: [
@@ -23,15 +23,7 @@ export const TRENDING_LIST_EXAMPLE: TrendingList = {
           rewardUsdValue: 2.5,
           tokenSymbol: 'USDC',
           tokenImageUri: 'https://assets.example.com/tokens/usdc.png',
-          metadata: {
-            id: '10975148-59a0-468f-9435-20c2a9aeee30',
-            chainId: 8453,
-            address: USDC,
-            decimals: 6,
-            name: 'USD Coin',
-            symbol: 'USDC',
-            imageUri: 'https://assets.example.com/tokens/usdc.png',
-          },
+          metadata: USDC_METADATA_EXAMPLE,
         },
       ],
       actionTemplate: {

@@ -8,7 +8,18 @@ import type { CampaignDetail, CampaignList, CampaignListItem } from './campaigns
 const CAMPAIGN_ID = '8453:0x378632819f39c74c4f56b1429e760739c5fb51b7:1247';
 const OWNER = '0xbe15185fff727606f2a52a11efb819b3ae180841';
 const BUDGET = '0x907be675b81a82285b9849b02dbd8bfb9e944d90';
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+export const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+/** The token metadata every example that pays USDC on Base shows. */
+export const USDC_METADATA_EXAMPLE = {
+  id: '10975148-59a0-468f-9435-20c2a9aeee30',
+  chainId: 8453,
+  address: USDC,
+  decimals: 6,
+  name: 'USD Coin',
+  symbol: 'USDC',
+  imageUri: 'https://assets.example.com/tokens/usdc.png',
+};
 const TARGET = '0xb33ec033526c24fdb6d5b3c7cf8a20ddf790a7b2';
 
 const incentives: CampaignListItem['incentives'] = [
@@ -21,15 +32,7 @@ const incentives: CampaignListItem['incentives'] = [
     claimedAmount: '310000000',
     totalClaims: '124',
     totalAmountClaimed: '310000000',
-    metadata: {
-      id: '10975148-59a0-468f-9435-20c2a9aeee30',
-      chainId: 8453,
-      address: USDC,
-      decimals: 6,
-      name: 'USD Coin',
-      symbol: 'USDC',
-      imageUri: 'https://assets.example.com/tokens/usdc.png',
-    },
+    metadata: USDC_METADATA_EXAMPLE,
     remainingBalance: '2190000000',
   },
 ];
