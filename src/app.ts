@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -88,6 +88,17 @@ export async function buildApp(
     schemaErrorFormatter: (errors, dataVar) => {
       const [first] = errors;
       return new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+    },
+    // Paths the router cannot take apart (a stray `%`, an over-long segment) get Fastify's own body
+    // unless handled here: the envelope instead, as for every other error.
+    frameworkErrors: (error, _request, reply) => {
+      const [status, message] =
+        error.code === 'FST_ERR_BAD_URL'
+          ? [400, 'malformed URL: the path is not valid percent-encoding']
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? [414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`]
+            : [500, 'internal server error'];
+      void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(envelope(message));
     },
     clientErrorHandler: (error, socket) => {
       // Malformed HTTP never reaches a route; answer it in the envelope too, then hang up.
