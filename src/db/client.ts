@@ -152,19 +152,53 @@ function createPool(url: string, settings: DatabaseSettings, logger?: Logger): p
 type QueryFunction = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
 /**
+ * How often a single statement is retried on a fresh connection when the one it was given turns
+ * out to have been closed under it. Killed connections (a failover, pg_terminate_backend, a
+ * database restart) stay in the pool until their socket is read; a request that draws one first
+ * would fail although the database is fine. Every API statement is a read, so running it again is
+ * safe; a database that is really down fails the retry at once (connection refused).
+ */
+const STALE_CONNECTION_RETRIES = 2;
+
+/** The server or the network closed a connection that was open: not "cannot connect", not a timeout. */
+function isClosedConnection(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === '57P01' || code === '57P02' || code === 'ECONNRESET' || code === 'EPIPE') return true;
+  return (
+    typeof message === 'string' &&
+    (message === 'Connection terminated unexpectedly' || message.startsWith('Client has encountered a connection error'))
+  );
+}
+
+/**
  * Gives every single-statement query (`pool.query`: all API reads, Drizzle's included) a client-side
  * `query_timeout`, so a connection whose peer vanished cannot hold a request forever; the pool then
- * discards that connection. Transactions (`pool.connect`) are left to the server's timeouts and TCP
+ * discards that connection. A statement whose connection proves to be closed is retried (see
+ * STALE_CONNECTION_RETRIES). Transactions (`pool.connect`) are left to the server's timeouts and TCP
  * keepalive: the claim-window snapshot raises its own statement_timeout for a background job's
  * budget, which a client-side limit would cut short.
  */
 function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
   const query = pool.query.bind(pool) as QueryFunction;
-  const bounded: QueryFunction = (config, values, callback) => {
-    if (typeof config === 'string') return query({ text: config, query_timeout: queryTimeoutMs }, values, callback);
+  const withTimeout = (config: unknown): unknown => {
+    if (typeof config === 'string') return { text: config, query_timeout: queryTimeoutMs };
     const submittable = config !== null && typeof config === 'object' && 'submit' in config;
-    if (submittable || config === null || typeof config !== 'object') return query(config, values, callback);
-    return query({ query_timeout: queryTimeoutMs, ...config }, values, callback);
+    if (submittable || config === null || typeof config !== 'object') return config;
+    return { query_timeout: queryTimeoutMs, ...config };
+  };
+  const bounded: QueryFunction = (config, values, callback) => {
+    const limited = withTimeout(config);
+    // Callback style (unused by the app) and streams are passed through as they are.
+    if (typeof values === 'function' || typeof callback === 'function' || limited === config) return query(limited, values, callback);
+    const attempt = async (retriesLeft: number): Promise<unknown> => {
+      try {
+        return await (query(limited, values));
+      } catch (error) {
+        if (retriesLeft > 0 && isClosedConnection(error)) return attempt(retriesLeft - 1);
+        throw error;
+      }
+    };
+    return attempt(STALE_CONNECTION_RETRIES);
   };
   pool.query = bounded as typeof pool.query;
 }
