@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -9,6 +9,7 @@ import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
 import { errorHandler } from './plugins/error-handler.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
+import { overloadProtection } from './plugins/external/overload.js';
 import { rateLimitPerClient } from './plugins/external/rate-limit.js';
 import { securityHeaders } from './plugins/external/security-headers.js';
 import { metrics } from './plugins/metrics.js';
@@ -17,6 +18,7 @@ import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
 import { responseCache } from './plugins/response-cache.js';
 import { refuseWhileClosing } from './plugins/shutdown.js';
+import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
@@ -26,6 +28,7 @@ import { stagingRoutes } from './routes/staging.js';
 import { trendingRoutes } from './routes/trending.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { ClaimWindows } from './services/claim-windows.js';
+import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
 
 declare module 'fastify' {
@@ -46,13 +49,18 @@ export interface AppDependencies {
   logger: Logger;
   /** Source of the current time (default: the system clock). */
   clock?: () => Date;
+  /** Start-up work still pending (migrations), during which the API answers 503 (default: none). */
+  startup?: StartupStatus;
 }
 
 /**
  * Builds the whole HTTP application: every Fastify option, plugin and route, registered
  * explicitly in one visible order. It never reads the environment and never listens.
  */
-export async function buildApp(config: Config, { database, logger, clock = () => new Date() }: AppDependencies): Promise<App> {
+export async function buildApp(
+  config: Config,
+  { database, logger, clock = () => new Date(), startup = STARTED }: AppDependencies,
+): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -81,6 +89,17 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
     schemaErrorFormatter: (errors, dataVar) => {
       const [first] = errors;
       return new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+    },
+    // Paths the router cannot take apart (a stray `%`, an over-long segment) get Fastify's own body
+    // unless handled here: the envelope instead, as for every other error.
+    frameworkErrors: (error, _request, reply) => {
+      const [status, message] =
+        error.code === 'FST_ERR_BAD_URL'
+          ? [400, 'malformed URL: the path is not valid percent-encoding']
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? [414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`]
+            : [500, 'internal server error'];
+      void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(envelope(message));
     },
     clientErrorHandler: (error, socket) => {
       // Malformed HTTP never reaches a route; answer it in the envelope too, then hang up.
@@ -125,6 +144,12 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
   // Third-party plugins, wired in src/plugins/external.
   await app.register(securityHeaders);
   await app.register(corsPolicy, { origins: config.CORS_ORIGINS });
+  await app.register(overloadProtection, {
+    maxEventLoopDelayMs: config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: config.OVERLOAD_MAX_EVENT_LOOP_UTILIZATION,
+    maxHeapMb: config.OVERLOAD_MAX_HEAP_MB,
+    maxRssMb: config.OVERLOAD_MAX_RSS_MB,
+  });
   if (config.RATE_LIMIT_MAX > 0) {
     await app.register(rateLimitPerClient, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   }
@@ -136,11 +161,15 @@ export async function buildApp(config: Config, { database, logger, clock = () =>
     }
   });
 
-  await app.register(healthRoutes, { database });
-  await app.register(campaignRoutes);
-  await app.register(trendingRoutes);
-  await app.register(contractRoutes);
-  await app.register(stagingRoutes);
+  await app.register(healthRoutes, { database, startup });
+  // The API needs the migrated schema: until start-up work is done, it answers 503.
+  await app.register(async (api) => {
+    await api.register(refuseUntilStarted, { startup });
+    await api.register(campaignRoutes);
+    await api.register(trendingRoutes);
+    await api.register(contractRoutes);
+    await api.register(stagingRoutes);
+  });
 
   return app;
 }

@@ -40,9 +40,38 @@ export const ConfigSchema = Type.Object({
     Type.Boolean({ description: 'Fill an empty database with demo data at start; default: on for the embedded database' }),
   ),
   LOG_LEVEL: LogLevel,
+  MIGRATE_DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'Connection string the migrate command and MIGRATE_ON_START use (a role that owns the schema); default DATABASE_URL. Lets DATABASE_URL name a read-only role',
+    }),
+  ),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections in the pg pool' }),
-  DB_STATEMENT_TIMEOUT_MS: milliseconds(5000, 'PostgreSQL statement_timeout of every API query'),
-  DB_CONNECT_TIMEOUT_MS: milliseconds(2000, 'Time allowed to open a database connection'),
+  DB_STATEMENT_TIMEOUT_MS: milliseconds(5000, 'PostgreSQL statement_timeout of every API query; over it the answer is 504'),
+  DB_QUERY_TIMEOUT_MS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      description:
+        'Client-side limit on waiting for a query\'s answer (a dead network never hangs a request); default DB_STATEMENT_TIMEOUT_MS + 1000, must exceed it',
+    }),
+  ),
+  DB_CONNECT_TIMEOUT_MS: milliseconds(2000, 'Time allowed to open one database connection'),
+  DB_POOL_ACQUIRE_TIMEOUT_MS: milliseconds(
+    2000,
+    'Longest a request waits for a pool connection, opening one included; then 503',
+  ),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(
+    10_000,
+    'PostgreSQL idle_in_transaction_session_timeout: a transaction left open by a stalled client is ended',
+  ),
+  DB_APPLICATION_NAME: Type.String({
+    minLength: 1,
+    maxLength: 63,
+    default: 'campaign-service',
+    description: 'application_name of the API\'s connections, as pg_stat_activity shows them',
+  }),
   SHUTDOWN_GRACE_MS: milliseconds(10_000, 'Time in-flight requests get to finish on SIGTERM before the process exits'),
   CLAIM_WINDOW_REFRESH_MS: milliseconds(
     30_000,
@@ -91,12 +120,38 @@ export const ConfigSchema = Type.Object({
       'Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDRs (10.0.0.0/8), or loopback, linklocal, uniquelocal; empty = none. Never true',
   }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at GET /metrics' }),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description: 'Mean event loop delay over a second above which requests get 503 with Retry-After; 0 = off',
+  }),
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0,
+    description: 'Event loop utilization (0 to 1) above which requests get 503; 0 = off (a busy but prompt server is not overloaded)',
+  }),
+  OVERLOAD_MAX_HEAP_MB: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 0,
+    description: 'V8 heap in use above which requests get 503; 0 = off',
+  }),
+  OVERLOAD_MAX_RSS_MB: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 0,
+    description: 'Resident memory above which requests get 503; 0 = off',
+  }),
 });
 
 type Settings = Static<typeof ConfigSchema>;
 
 /** The settings as the app uses them: URLs resolved, lists split. */
-export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY'> & {
+export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_TIMEOUT_MS'> & {
+  /** Resolved: DB_STATEMENT_TIMEOUT_MS + 1000 unless set. */
+  DB_QUERY_TIMEOUT_MS: number;
   BASE_URL: string;
   STAGING_URL: string;
   /** Allowed origins; `['*']` allows any; empty disables CORS. */
@@ -132,17 +187,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
   const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
-  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies));
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings));
   if (problems.length > 0) throw new ConfigError(problems);
 
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;
   return {
     ...settings,
+    DB_QUERY_TIMEOUT_MS: settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
     BASE_URL: baseUrl,
     STAGING_URL: settings.STAGING_URL ?? baseUrl,
     CORS_ORIGINS: corsOrigins,
     TRUST_PROXY: trustedProxies,
   };
+}
+
+/**
+ * The client-side query timeout backs up the server's statement_timeout: when the server cancels a
+ * query it also stops working on it, and the answer is an exact 504. Firing first, the client
+ * would abandon a query the server keeps running, so it must wait a little longer.
+ */
+const QUERY_TIMEOUT_MARGIN_MS = 1000;
+
+function queryTimeoutProblems(settings: Settings): string[] {
+  const { DB_QUERY_TIMEOUT_MS: query, DB_STATEMENT_TIMEOUT_MS: statement } = settings;
+  if (query === undefined || typeof statement !== 'number' || query > statement) return [];
+  return [`DB_QUERY_TIMEOUT_MS: must exceed DB_STATEMENT_TIMEOUT_MS (${statement}), so that the server's own timeout fires first (got ${query})`];
 }
 
 const splitList = (value: string) =>

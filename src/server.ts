@@ -3,28 +3,36 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { prepareDemo } from './demo.js';
 import { createLogger } from './logger.js';
+import { STARTED, StartupWork } from './startup.js';
 
-/** Entry point: config -> database -> app -> listen, and a graceful stop on SIGTERM/SIGINT. */
+/**
+ * Entry point: config -> database -> app -> listen, then the start-up work (migrations, demo data),
+ * and a graceful stop on SIGTERM/SIGINT.
+ *
+ * The server listens before it migrates, so that a database that is down at start does not keep
+ * it from starting: readiness and the API answer 503 until the work is done, and the work is
+ * retried until the database answers (src/startup.ts).
+ */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
   const database = await openDatabase(config, logger);
   logger.info({ database: database.location }, 'database opened');
-
-  if (config.MIGRATE_ON_START) {
-    await database.migrate();
-    logger.info('migrations applied');
+  if (config.MIGRATE_DATABASE_URL && database.kind === 'pglite') {
+    logger.warn('MIGRATE_DATABASE_URL is ignored: without DATABASE_URL the embedded database is used');
   }
-  const demoToken = (config.DEMO_DATA ?? database.kind === 'pglite') ? await prepareDemo(database, logger) : undefined;
 
-  const app = await buildApp(config, { database, logger });
+  const demo = config.DEMO_DATA ?? database.kind === 'pglite';
+  const startup = new StartupWork(logger, config.MIGRATE_ON_START ? 'database migrations are not applied yet' : 'loading demo data');
+  const app = await buildApp(config, { database, logger, startup: config.MIGRATE_ON_START || demo ? startup : STARTED });
   await app.listen({ port: config.PORT, host: config.HOST });
-  printStartupBlock(config, database.location, demoToken);
+  printStartupBlock(config, database.location);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    startup.stop();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     const deadline = setTimeout(() => {
       logger.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown grace period exceeded; exiting');
@@ -45,24 +53,35 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+
+  const demoToken = await startup.run(async () => {
+    if (config.MIGRATE_ON_START) {
+      await database.migrate();
+      logger.info('migrations applied');
+    }
+    return demo ? prepareDemo(database, logger) : undefined;
+  });
+  if (!stopping) logger.info('ready');
+  if (demoToken) printDemoToken(config, demoToken);
 }
 
-function printStartupBlock(config: Config, location: string, demoToken: string | undefined): void {
+function printStartupBlock(config: Config, location: string): void {
   const lines = [
     '',
     `  Campaign service listening on ${config.BASE_URL}`,
     `  API docs:  ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)`,
     `  Database:  ${location}`,
   ];
-  if (demoToken) {
-    lines.push(
-      '',
-      '  Demo token for the staging routes (/campaigns/accesslists, /users/profile):',
-      `  Authorization: Bearer ${demoToken}`,
-      '',
-      `  curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile`,
-    );
-  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+function printDemoToken(config: Config, demoToken: string): void {
+  const lines = [
+    '  Demo token for the staging routes (/campaigns/accesslists, /users/profile):',
+    `  Authorization: Bearer ${demoToken}`,
+    '',
+    `  curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile`,
+  ];
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 

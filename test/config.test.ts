@@ -91,6 +91,40 @@ describe('loadConfig', () => {
     },
   );
 
+  it('defaults the database fault settings, the query timeout a second above the statement timeout', () => {
+    expect(loadConfig({})).toMatchObject({
+      DB_POOL_MAX: 10,
+      DB_CONNECT_TIMEOUT_MS: 2000,
+      DB_POOL_ACQUIRE_TIMEOUT_MS: 2000,
+      DB_STATEMENT_TIMEOUT_MS: 5000,
+      DB_QUERY_TIMEOUT_MS: 6000,
+      DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: 10_000,
+      DB_APPLICATION_NAME: 'campaign-service',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 1000,
+      OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: 0,
+    });
+    expect(loadConfig({}).MIGRATE_DATABASE_URL).toBeUndefined();
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '200' }).DB_QUERY_TIMEOUT_MS).toBe(1200);
+    expect(loadConfig({ DB_QUERY_TIMEOUT_MS: '9000' }).DB_QUERY_TIMEOUT_MS).toBe(9000);
+  });
+
+  it('rejects a query timeout that would fire before the statement timeout', () => {
+    expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '5000', DB_QUERY_TIMEOUT_MS: '5000' })).toThrow(
+      /DB_QUERY_TIMEOUT_MS: must exceed DB_STATEMENT_TIMEOUT_MS/,
+    );
+  });
+
+  it('accepts a separate migration URL and checks it like DATABASE_URL', () => {
+    expect(loadConfig({ MIGRATE_DATABASE_URL: 'postgres://owner@db/campaigns' }).MIGRATE_DATABASE_URL).toBe('postgres://owner@db/campaigns');
+    expect(() => loadConfig({ MIGRATE_DATABASE_URL: 'mysql://owner@db/campaigns' })).toThrow(/MIGRATE_DATABASE_URL/);
+  });
+
+  it('checks the overload thresholds', () => {
+    expect(loadConfig({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '0.95' }).OVERLOAD_MAX_EVENT_LOOP_UTILIZATION).toBe(0.95);
+    expect(() => loadConfig({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '1.5' })).toThrow(/OVERLOAD_MAX_EVENT_LOOP_UTILIZATION/);
+    expect(() => loadConfig({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '-1' })).toThrow(/OVERLOAD_MAX_EVENT_LOOP_DELAY_MS/);
+  });
+
   it('takes a rate limit of zero as off, and rejects a negative one or a negative max-age', () => {
     expect(loadConfig({ RATE_LIMIT_MAX: '0' }).RATE_LIMIT_MAX).toBe(0);
     expect(() => loadConfig({ RATE_LIMIT_MAX: '-1' })).toThrow(/RATE_LIMIT_MAX/);

@@ -43,10 +43,25 @@ export interface BulkSession {
   copyFrom(table: string, columns: string[], data: string): Promise<void>;
 }
 
+/**
+ * What opening a database needs. The settings added for fault tolerance are optional here so
+ * that tools and tests may name only what they care about; `loadConfig` always gives them all,
+ * and the fallbacks below are its defaults.
+ */
 export type DatabaseSettings = Pick<
   Config,
   'DATABASE_URL' | 'PGLITE_DATA_DIR' | 'DB_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_CONNECT_TIMEOUT_MS'
->;
+> &
+  Partial<
+    Pick<
+      Config,
+      | 'MIGRATE_DATABASE_URL'
+      | 'DB_QUERY_TIMEOUT_MS'
+      | 'DB_POOL_ACQUIRE_TIMEOUT_MS'
+      | 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS'
+      | 'DB_APPLICATION_NAME'
+    >
+  >;
 
 export async function openDatabase(settings: DatabaseSettings, logger?: Logger): Promise<DatabaseHandle> {
   return settings.DATABASE_URL
@@ -55,15 +70,7 @@ export async function openDatabase(settings: DatabaseSettings, logger?: Logger):
 }
 
 function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger): DatabaseHandle {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: settings.DB_POOL_MAX,
-    connectionTimeoutMillis: settings.DB_CONNECT_TIMEOUT_MS,
-    statement_timeout: settings.DB_STATEMENT_TIMEOUT_MS,
-    application_name: 'campaign-service',
-  });
-  // An idle client that loses its connection (database restart) must not crash the process.
-  pool.on('error', (error) => logger?.warn({ err: error }, 'idle database connection closed'));
+  const pool = createPool(url, settings, logger);
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
   return {
     db,
@@ -71,7 +78,7 @@ function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger):
     location: describePostgresUrl(url),
     pool,
     ping: (timeoutMs) => withTimeout(pool.query('SELECT 1').then(() => undefined), timeoutMs),
-    migrate: () => migratePostgres(url, settings.DB_CONNECT_TIMEOUT_MS),
+    migrate: () => migratePostgres(settings.MIGRATE_DATABASE_URL ?? url, settings.DB_CONNECT_TIMEOUT_MS),
     bulkTransaction: async (work) => {
       const client = await pool.connect();
       try {
@@ -95,6 +102,106 @@ function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger):
     },
     close: () => pool.end(),
   };
+}
+
+/** TCP keepalive finds a database host that vanished without closing its connections. */
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+
+/**
+ * The API's pool, bounded so that no request waits on the database without limit:
+ *
+ * - a request waits at most DB_POOL_ACQUIRE_TIMEOUT_MS for a connection, whether it queues for a
+ *   busy pool or a new connection is being opened; opening one connection is given at most
+ *   DB_CONNECT_TIMEOUT_MS (pg-pool has one timeout for both, so its clients get their own);
+ * - the server cancels a query after DB_STATEMENT_TIMEOUT_MS (a 504), and ends a transaction left
+ *   idle for DB_IDLE_IN_TRANSACTION_TIMEOUT_MS;
+ * - the client stops waiting for an answer after DB_QUERY_TIMEOUT_MS (see boundSingleQueries).
+ *
+ * Every setting is sent at connection start-up, so none needs a privilege: a read-only role works.
+ */
+function createPool(url: string, settings: DatabaseSettings, logger?: Logger): pg.Pool {
+  const connectTimeoutMs = settings.DB_CONNECT_TIMEOUT_MS;
+  class ApiClient extends pg.Client {
+    constructor(config: pg.ClientConfig) {
+      // The pool hands every client its own options; the connection string carries the password.
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: settings.DB_POOL_MAX,
+    connectionTimeoutMillis: settings.DB_POOL_ACQUIRE_TIMEOUT_MS ?? connectTimeoutMs,
+    statement_timeout: settings.DB_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: settings.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 10_000,
+    application_name: settings.DB_APPLICATION_NAME ?? 'campaign-service',
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+    Client: ApiClient as unknown as new () => pg.ClientBase,
+  });
+  // An idle client that loses its connection (database restart) must not crash the process: the
+  // pool drops it and says so here.
+  pool.on('error', (error) => logger?.warn({ err: error }, 'idle database connection closed'));
+  // A checked-out client has no pool listener, and an 'error' event nobody listens to kills the
+  // process. Its query fails with the same error, which is what the request reports.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => logger?.debug({ err: error }, 'database connection lost while in use'));
+  });
+  boundSingleQueries(pool, settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + 1000);
+  return pool;
+}
+
+type QueryFunction = (config: unknown, values?: unknown, callback?: unknown) => unknown;
+
+/**
+ * How often a single statement is retried on a fresh connection when the one it was given turns
+ * out to have been closed under it. Killed connections (a failover, pg_terminate_backend, a
+ * database restart) stay in the pool until their socket is read; a request that draws one first
+ * would fail although the database is fine. Every API statement is a read, so running it again is
+ * safe; a database that is really down fails the retry at once (connection refused).
+ */
+const STALE_CONNECTION_RETRIES = 2;
+
+/** The server or the network closed a connection that was open: not "cannot connect", not a timeout. */
+function isClosedConnection(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === '57P01' || code === '57P02' || code === 'ECONNRESET' || code === 'EPIPE') return true;
+  return (
+    typeof message === 'string' &&
+    (message === 'Connection terminated unexpectedly' || message.startsWith('Client has encountered a connection error'))
+  );
+}
+
+/**
+ * Gives every single-statement query (`pool.query`: all API reads, Drizzle's included) a client-side
+ * `query_timeout`, so a connection whose peer vanished cannot hold a request forever; the pool then
+ * discards that connection. A statement whose connection proves to be closed is retried (see
+ * STALE_CONNECTION_RETRIES). Transactions (`pool.connect`) are left to the server's timeouts and TCP
+ * keepalive: the claim-window snapshot raises its own statement_timeout for a background job's
+ * budget, which a client-side limit would cut short.
+ */
+function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
+  const query = pool.query.bind(pool) as QueryFunction;
+  const withTimeout = (config: unknown): unknown => {
+    if (typeof config === 'string') return { text: config, query_timeout: queryTimeoutMs };
+    const submittable = config !== null && typeof config === 'object' && 'submit' in config;
+    if (submittable || config === null || typeof config !== 'object') return config;
+    return { query_timeout: queryTimeoutMs, ...config };
+  };
+  const bounded: QueryFunction = (config, values, callback) => {
+    const limited = withTimeout(config);
+    // Callback style (unused by the app) and streams are passed through as they are.
+    if (typeof values === 'function' || typeof callback === 'function' || limited === config) return query(limited, values, callback);
+    const attempt = async (retriesLeft: number): Promise<unknown> => {
+      try {
+        return await (query(limited, values));
+      } catch (error) {
+        if (retriesLeft > 0 && isClosedConnection(error)) return attempt(retriesLeft - 1);
+        throw error;
+      }
+    };
+    return attempt(STALE_CONNECTION_RETRIES);
+  };
+  pool.query = bounded as typeof pool.query;
 }
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {

@@ -18,8 +18,8 @@ export function configTable(): string {
 
 function typeName(schema: TSchema): string {
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((member) => String(member.const)).join(' \\| ');
-  if (schema.type === 'integer' && schema.minimum !== undefined && schema.maximum !== undefined) {
-    return `integer ${String(schema.minimum)}–${String(schema.maximum)}`;
+  if ((schema.type === 'integer' || schema.type === 'number') && schema.minimum !== undefined && schema.maximum !== undefined) {
+    return `${String(schema.type)} ${String(schema.minimum)}–${String(schema.maximum)}`;
   }
   return String(schema.type);
 }

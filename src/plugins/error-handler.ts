@@ -36,6 +36,8 @@ const UNAVAILABLE_MESSAGES = [
   'Cannot use a pool after calling end',
 ];
 const QUERY_CANCELED = '57014'; // statement_timeout
+/** node-postgres gave up waiting for an answer (DB_QUERY_TIMEOUT_MS): over the time budget too. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 /** Drizzle wraps driver errors; the cause chain holds the driver's code. */
 function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
@@ -46,20 +48,28 @@ function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown 
   }
 }
 
+/** True when `error` (or a cause of it) says the database cannot be reached right now. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const cause of causes(error)) {
+    const code = typeof cause.code === 'string' ? cause.code : '';
+    const message = typeof cause.message === 'string' ? cause.message : '';
+    if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  }
+  return false;
+}
+
 export function classifyError(error: FastifyError | Error): Classified {
   if (error instanceof HttpError) return { statusCode: error.statusCode, message: error.message, headers: error.headers };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return { statusCode: 400, message: error.message, headers: {} };
 
   for (const cause of causes(error)) {
-    const code = typeof cause.code === 'string' ? cause.code : '';
-    const message = typeof cause.message === 'string' ? cause.message : '';
-    if (code === QUERY_CANCELED) {
+    if (cause.code === QUERY_CANCELED || cause.message === QUERY_READ_TIMEOUT) {
       return { statusCode: 504, message: 'the request took too long to answer; narrow it down or retry', headers: {} };
     }
-    if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) {
-      return { statusCode: 503, message: 'the database is temporarily unavailable; retry shortly', headers: RETRY_LATER };
-    }
+  }
+  if (isDatabaseUnavailable(error)) {
+    return { statusCode: 503, message: 'the database is temporarily unavailable; retry shortly', headers: RETRY_LATER };
   }
 
   // Fastify's own client errors (bad content type, body too large, ...) carry safe, fixed messages.

@@ -50,7 +50,7 @@ export const metrics = fp<{ pool?: pg.Pool }>(
       done();
     });
 
-    app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
+    app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, overloadExempt: true } }, async (_request, reply) => {
       const text = `${await processMetrics().metrics()}\n${await registry.metrics()}`;
       return reply.type(registry.contentType).send(text);
     });

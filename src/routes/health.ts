@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { serviceUnavailable } from '../errors.js';
 import { ref } from '../schemas/typebox.js';
 import { ErrorResponse } from '../schemas/common.js';
+import type { StartupStatus } from '../startup.js';
 
 /** How long readiness waits for `SELECT 1` before calling the database unavailable. */
 const READY_TIMEOUT_MS = 1000;
@@ -14,10 +15,14 @@ const PROBE = { rateLimit: false } as const;
 const HealthStatus = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
 
 /** Liveness and readiness probes for orchestrators; kept out of the public API document. */
-export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle }> = async (app, { database }) => {
+export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle; startup: StartupStatus }> = async (
+  app,
+  { database, startup },
+) => {
   app.get(
     '/health/live',
-    { schema: { hide: true, response: { 200: HealthStatus } }, config: PROBE },
+    // An overloaded process is busy, not dead: restarting it would only make things worse.
+    { schema: { hide: true, response: { 200: HealthStatus } }, config: { ...PROBE, overloadExempt: true } },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -25,6 +30,8 @@ export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle }> = as
     '/health/ready',
     { schema: { hide: true, response: { 200: HealthStatus, 503: ref(ErrorResponse) } }, config: PROBE },
     async (request) => {
+      const pending = startup.pending();
+      if (pending !== undefined) throw serviceUnavailable(`starting: ${pending}`);
       try {
         await database.ping(READY_TIMEOUT_MS);
       } catch (error) {

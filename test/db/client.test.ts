@@ -1,0 +1,123 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type DatabaseHandle, type DatabaseSettings, openDatabase } from '../../src/db/client.js';
+import { classifyError } from '../../src/plugins/error-handler.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/**
+ * The pg pool's fault settings, against the real server: what a connection is told at start-up,
+ * and how long a caller can be kept waiting. PostgreSQL only (PGlite has no pool and no network).
+ */
+const onPostgres = inject('testDatabase').kind === 'postgres';
+
+const settingsFor = (url: string, overrides: Partial<DatabaseSettings> = {}): DatabaseSettings => ({
+  DATABASE_URL: url,
+  PGLITE_DATA_DIR: 'memory://',
+  DB_POOL_MAX: 2,
+  DB_STATEMENT_TIMEOUT_MS: 4000,
+  DB_CONNECT_TIMEOUT_MS: 2000,
+  DB_POOL_ACQUIRE_TIMEOUT_MS: 2000,
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: 7000,
+  DB_APPLICATION_NAME: 'campaign-service-test',
+  ...overrides,
+});
+
+const elapsedSince = (started: number) => Date.now() - started;
+
+describe.skipIf(!onPostgres)('PostgreSQL pool settings', () => {
+  let database: TestDatabase;
+  const opened: DatabaseHandle[] = [];
+  const open = async (overrides: Partial<DatabaseSettings> = {}) => {
+    const handle = await openDatabase(settingsFor(database.url!, overrides));
+    opened.push(handle);
+    return handle.pool!;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const handle of opened) await handle.close().catch(() => undefined);
+    await database.close();
+  });
+
+  it('sends statement_timeout, idle_in_transaction_session_timeout and application_name at connection start', async () => {
+    const pool = await open();
+    const { rows } = await pool.query<{ statement: string; idle: string; name: string }>(
+      `SELECT current_setting('statement_timeout') AS statement,
+              current_setting('idle_in_transaction_session_timeout') AS idle,
+              current_setting('application_name') AS name`,
+    );
+    expect(rows[0]).toEqual({ statement: '4s', idle: '7s', name: 'campaign-service-test' });
+  });
+
+  it('cancels a query over statement_timeout on the server: a 504', async () => {
+    const pool = await open({ DB_STATEMENT_TIMEOUT_MS: 200 });
+    const error = await pool.query('SELECT pg_sleep(5)').catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as { code?: string }).code).toBe('57014');
+    expect(classifyError(error as Error).statusCode).toBe(504);
+  });
+
+  it('stops waiting for an answer after DB_QUERY_TIMEOUT_MS (a 504) and drops that connection', async () => {
+    const pool = await open({ DB_STATEMENT_TIMEOUT_MS: 60_000, DB_QUERY_TIMEOUT_MS: 300, DB_POOL_MAX: 1 });
+    const started = Date.now();
+    const error = await pool.query('SELECT pg_sleep(3)').catch((caught: unknown) => caught as Error);
+    expect(elapsedSince(started)).toBeLessThan(2500);
+    expect(error).toBeInstanceOf(Error);
+    expect(classifyError(error as Error).statusCode).toBe(504);
+    // The abandoned connection is not handed out again: the next query gets a fresh one at once.
+    const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+
+  it('makes a request wait at most DB_POOL_ACQUIRE_TIMEOUT_MS for a busy pool, then fails as a 503', async () => {
+    const pool = await open({ DB_POOL_MAX: 1, DB_POOL_ACQUIRE_TIMEOUT_MS: 400 });
+    const held = await pool.connect();
+    try {
+      const started = Date.now();
+      const error = await pool.query('SELECT 1').catch((caught: unknown) => caught as Error);
+      const waited = elapsedSince(started);
+      expect(error).toBeInstanceOf(Error);
+      expect(waited).toBeGreaterThanOrEqual(350);
+      expect(waited).toBeLessThan(3000);
+      const classified = classifyError(error as Error);
+      expect(classified.statusCode).toBe(503);
+      expect(classified.headers['retry-after']).toBeDefined();
+    } finally {
+      held.release();
+    }
+  });
+
+  it('fails fast when the server cannot be reached: a 503 within the connect timeout', async () => {
+    // Port 1 refuses at once; the bound matters for a host that does not answer at all.
+    const handle = await openDatabase(settingsFor('postgres://postgres@127.0.0.1:1/none', { DB_CONNECT_TIMEOUT_MS: 500 }));
+    opened.push(handle);
+    const started = Date.now();
+    const error = await handle.pool!.query('SELECT 1').catch((caught: unknown) => caught as Error);
+    expect(elapsedSince(started)).toBeLessThan(3000);
+    expect(classifyError(error as Error).statusCode).toBe(503);
+  });
+
+  it('survives the loss of idle and checked-out connections, and serves the next query', async () => {
+    const pool = await open({ DB_POOL_MAX: 2 });
+    const checkedOut = await pool.connect();
+    await pool.query('SELECT 1'); // leaves one idle connection besides the checked-out one
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ terminated: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+          WHERE application_name = 'campaign-service-test' AND datname = current_database()`,
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await admin.end();
+    }
+    // An 'error' event without a listener would have thrown out of the event loop by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    checkedOut.release(new Error('lost'));
+    const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+});
