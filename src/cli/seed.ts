@@ -33,8 +33,8 @@ async function main(): Promise<void> {
   const now = values.now === undefined ? new Date() : new Date(values.now);
   if (Number.isNaN(now.getTime())) throw new UsageError('--now must be an ISO 8601 date-time');
 
-  // Bulk statements run longer than API queries; the API's statement timeout does not apply here.
-  const config = { ...loadConfig(), DB_STATEMENT_TIMEOUT_MS: 3_600_000 };
+  // Bulk statements run longer than API queries; the API's time budgets do not apply here.
+  const config = { ...loadConfig(), DB_STATEMENT_TIMEOUT_MS: BULK_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS: BULK_TIMEOUT_MS + 1000 };
   const database = await openDatabase(config);
   try {
     await database.migrate();
@@ -70,6 +70,8 @@ async function main(): Promise<void> {
 }
 
 class UsageError extends Error {}
+
+const BULK_TIMEOUT_MS = 3_600_000;
 
 function parseCount(name: string, value: string): number {
   if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);

@@ -45,9 +45,16 @@ export function createRandom(seed: number | string): Random {
   for (let i = 0; i < 15; i++) next();
 
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  // Four bytes per draw: a million claims each want a 32-byte transaction hash.
   const hex = (bytes: number) => {
     let out = '';
-    for (let i = 0; i < bytes; i++) out += HEX_BYTES[int(0, 255)];
+    for (let i = 0; i < bytes; i += 4) {
+      const word = (next() * 4294967296) >>> 0;
+      out += HEX_BYTES[word & 255]!;
+      if (i + 1 < bytes) out += HEX_BYTES[(word >>> 8) & 255]!;
+      if (i + 2 < bytes) out += HEX_BYTES[(word >>> 16) & 255]!;
+      if (i + 3 < bytes) out += HEX_BYTES[word >>> 24]!;
+    }
     return out;
   };
   const random: Random = {
@@ -93,7 +100,6 @@ export function createRandom(seed: number | string): Random {
   return random;
 }
 
-const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** cyrb128: spreads a string seed over four 32-bit words. */
 function seedState(text: string): [number, number, number, number] {
@@ -114,3 +120,5 @@ function seedState(text: string): [number, number, number, number] {
   h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
   return [(h1 ^ h2 ^ h3 ^ h4) >>> 0, (h2 ^ h1) >>> 0, (h3 ^ h1) >>> 0, (h4 ^ h1) >>> 0];
 }
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

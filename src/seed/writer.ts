@@ -15,18 +15,17 @@ export interface WriteProgress {
 }
 
 /** The steps after the rows are in, each reported with its duration when done. */
-export type WritePhase = 'insert staged rows' | 'rebuild indexes' | 'build campaign documents' | 'vacuum and analyze';
+export type WritePhase = 'rebuild indexes' | 'claim totals and documents' | 'vacuum and analyze';
 
 /**
  * Writes a whole data set in one transaction: a failure leaves the database as it was.
  *
- * Claims are copied into a temporary staging table first and moved into place with one
- * `INSERT ... SELECT`, so the trigger that keeps the incentives' claim totals runs once over the whole
- * set instead of once per chunk. The other tables' triggers only maintain the campaign documents,
- * which the load defers to one set-based `refresh_campaigns(NULL)` at the end. Indexes and key constraints are set aside meanwhile and
+ * The derived state the triggers keep (claim totals, campaign documents) is deferred for the
+ * transaction and computed once at the end by set-based functions (migrations/0003 and 0008),
+ * rather than statement by statement. Indexes and key constraints are set aside meanwhile and
  * rebuilt at the end (a sorted build is far faster than a million random index insertions); their
  * definitions are read back from the catalog, so the migrations stay their only source.
- * The next chunk is generated while the database is still taking the previous one.
+ * Chunks are generated while the database is still taking the previous ones.
  */
 export async function writeDataset(
   database: DatabaseHandle,
@@ -40,13 +39,15 @@ export async function writeDataset(
     onPhase(phase, Date.now() - started);
   };
   await database.bulkTransaction(async (session) => {
-    // The campaign documents are built once at the end, not once per statement (see migrations/0003).
+    // Claim totals and campaign documents are computed once at the end, not once per statement.
     await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
     const tableNames = Object.values(SEED_TABLES).map((table) => getTableName(table));
     const restore = await setAsideIndexesAndConstraints(session, tableNames);
-    const staged = new Map<PgTable, string[]>();
 
-    let writing: Promise<void> = Promise.resolve();
+    // COPYs run one after the other on the session; the generator may run up to a few chunks ahead,
+    // so that neither side waits while the other is busy with a slow table.
+    let copied: Promise<void> = Promise.resolve();
+    const inFlight: Promise<void>[] = [];
     for (const chunk of chunks) {
       const rows = chunk.rows as Record<string, unknown>[];
       const first = rows[0];
@@ -54,35 +55,24 @@ export async function writeDataset(
       const table: PgTable = SEED_TABLES[chunk.table];
       const columns = writtenColumns(table, first);
       const data = encodeCopyText(columns, rows);
-      await writing;
-      let target = getTableName(table);
-      if (STAGED_TABLES.has(target)) {
-        target = `staged_${target}`;
-        if (!staged.has(table)) {
-          staged.set(table, columns.map(([, column]) => column.name));
-          await session.query(sql`
-            CREATE TEMPORARY TABLE ${sql.identifier(target)} ON COMMIT DROP AS
-            SELECT ${identifiers(staged.get(table)!)} FROM ${table} WITH NO DATA`);
-        }
-      }
+      if (inFlight.length >= CHUNKS_AHEAD) await inFlight.shift();
+      const target = getTableName(table);
       const names = columns.map(([, column]) => column.name);
-      writing = session.copyFrom(target, names, data).then(() => onProgress({ table: chunk.table, rows: rows.length }));
+      copied = copied.then(() => session.copyFrom(target, names, data)).then(() => onProgress({ table: chunk.table, rows: rows.length }));
+      // Awaited later (or not at all once an earlier one failed): handled now, so a failure is not "unhandled".
+      copied.catch(() => undefined);
+      inFlight.push(copied);
     }
-    await writing;
+    await copied;
 
-    await timed('insert staged rows', async () => {
-      for (const [table, names] of staged) {
-        await session.query(
-          sql`INSERT INTO ${table} (${identifiers(names)}) SELECT ${identifiers(names)} FROM ${sql.identifier(`staged_${getTableName(table)}`)}`,
-        );
-      }
-    });
     await timed('rebuild indexes', async () => {
       for (const statement of restore) await session.query(sql.raw(statement));
     });
-    await timed('build campaign documents', async () => {
+    await timed('claim totals and documents', async () => {
       // The planner must see the loaded tables' real sizes before the set-based refresh.
       await session.query(sql`ANALYZE`);
+      // Still deferred: the totals' own update must not set off a refresh of its own.
+      await session.query(sql`SELECT recompute_incentive_totals()`);
       await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
       await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
     });
@@ -96,8 +86,8 @@ export async function writeDataset(
   await timed('vacuum and analyze', () => database.db.execute(sql`VACUUM ANALYZE`));
 }
 
-/** Tables whose statement triggers do set-based work per statement (the claim totals). */
-const STAGED_TABLES = new Set(['claims']);
+/** How many encoded chunks may wait for their COPY: a few megabytes of text. */
+const CHUNKS_AHEAD = 4;
 
 /** Generated columns are computed by PostgreSQL; the others are written when the rows carry them. */
 function writtenColumns(table: PgTable, sample: Record<string, unknown>): [string, PgColumn][] {
@@ -106,28 +96,45 @@ function writtenColumns(table: PgTable, sample: Record<string, unknown>): [strin
   );
 }
 
-const identifiers = (names: string[]) => sql.join(names.map((name) => sql.identifier(name)), sql`, `);
 
 /** Rows in COPY's text format, each value in its column's own driver encoding. */
 export function encodeCopyText(columns: [string, PgColumn][], rows: Record<string, unknown>[]): string {
-  let text = '';
-  for (const row of rows) {
-    let line = '';
-    for (let index = 0; index < columns.length; index++) {
-      const [key, column] = columns[index]!;
+  const encoders = columns.map(([key, column]) => ({
+    key,
+    toDriver: (value: unknown): unknown => column.mapToDriverValue(value),
+    // Numbers, booleans, timestamps and uuids cannot hold a tab, a newline or a backslash.
+    mayNeedEscape: !ESCAPE_FREE_COLUMN_TYPES.has(column.columnType),
+  }));
+  const lines = new Array<string>(rows.length);
+  const cells = new Array<string>(encoders.length);
+  for (let at = 0; at < rows.length; at++) {
+    const row = rows[at]!;
+    for (let index = 0; index < encoders.length; index++) {
+      const { key, toDriver, mayNeedEscape } = encoders[index]!;
       const value = row[key];
-      if (index > 0) line += '\t';
       if (value === null || value === undefined) {
-        line += '\\N';
+        cells[index] = '\\N';
       } else {
-        const driverValue: unknown = column.mapToDriverValue(value);
-        line += escapeCopyValue(typeof driverValue === 'string' ? driverValue : String(driverValue));
+        const driverValue = toDriver(value);
+        const text = typeof driverValue === 'string' ? driverValue : String(driverValue);
+        cells[index] = mayNeedEscape ? escapeCopyValue(text) : text;
       }
     }
-    text += `${line}\n`;
+    lines[at] = cells.join('\t');
   }
-  return text;
+  return `${lines.join('\n')}\n`;
 }
+
+const ESCAPE_FREE_COLUMN_TYPES = new Set([
+  'PgInteger',
+  'PgSmallInt',
+  'PgBigInt53',
+  'PgBigInt64',
+  'PgNumeric',
+  'PgBoolean',
+  'PgTimestamp',
+  'PgUUID',
+]);
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
