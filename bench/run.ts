@@ -46,6 +46,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const pinned = (command: string, args: string[]): [string, string[]] =>
   values['server-cpus'] ? ['taskset', ['-c', values['server-cpus'], command, ...args]] : [command, args];
 
+/** The scenarios with a straightforward counterpart (see baseline-server.ts), and its path. */
+const BASELINES: Record<string, string> = {
+  'list default': '/baseline/list',
+  'list pageSize=100': '/baseline/list100',
+  'trending 24h': '/baseline/trending',
+};
+
 const rows: BenchRow[] = [];
 for (const size of sizes) {
   const url = datasetUrl(BASE_URL, size);
@@ -104,13 +111,6 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
     await stop(server);
   }
 }
-
-/** The scenarios with a straightforward counterpart (see baseline-server.ts), and its path. */
-const BASELINES: Record<string, string> = {
-  'list default': '/baseline/list',
-  'list pageSize=100': '/baseline/list100',
-  'trending 24h': '/baseline/trending',
-};
 
 /** Adds to each row with a straightforward counterpart that counterpart's requests per second, and the ratio. */
 async function withBaseline(results: BenchRow[], url: string): Promise<void> {

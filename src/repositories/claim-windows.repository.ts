@@ -23,6 +23,16 @@ export interface WindowSnapshotColumns {
   usd_micros: number[][];
 }
 
+/** What a snapshot is built from. */
+export interface WindowSnapshot {
+  maxClaimId: string;
+  version: string;
+  columns: WindowSnapshotColumns;
+  /** Counted claims near a window's trailing edge, or in the future (see `snapshot`). */
+  edges: ClaimChangeRow[];
+}
+
+/** A claim whose window membership can differ between the snapshot and a later instant. */
 export interface ClaimChangeRow {
   campaign_key: number;
   public_id: string;
@@ -44,12 +54,14 @@ export interface TargetedContractRow {
 export function createClaimWindowsRepository(db: Database) {
   return {
     /**
-     * Per campaign, claim counts and USD volumes in every window ending at `at`, counting only claims
-     * up to the returned highest claim id: one pass over the last seven days of claims.
+     * Everything a snapshot at `at` needs, in one view of the database: the highest claim id it
+     * covers, the campaign set's version, the volumes per campaign and window (one pass over the
+     * last seven days of claims), and the claims it counted that will leave a window, or are still
+     * in the future, within `horizonMs` of `at`: a request up to then corrects the windows' trailing
+     * edges from these, without the database.
      */
-    async snapshot(at: Date, timeoutMs: number): Promise<{ maxClaimId: string; version: string; columns: WindowSnapshotColumns }> {
-      // One view of the database for both statements, and the time budget of a background job
-      // rather than an API request's.
+    async snapshot(at: Date, horizonMs: number, timeoutMs: number): Promise<WindowSnapshot> {
+      // A background job: one view for every statement, and a job's time budget, not an API request's.
       return db.transaction(
         async (tx) => {
           await tx.execute(sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true)`);
@@ -60,39 +72,25 @@ export function createClaimWindowsRepository(db: Database) {
           );
           const maxClaimId = head?.max_claim_id ?? '0';
           const [columns] = await queryRows<Record<string, unknown>>(tx, snapshotQuery(at, maxClaimId));
-          return { maxClaimId, version: head?.version ?? '0', columns: toColumns(columns ?? {}) };
+          const edges = await queryRows<ClaimChangeRow>(tx, edgeClaimsQuery(at, horizonMs, maxClaimId));
+          return { maxClaimId, version: head?.version ?? '0', columns: toColumns(columns ?? {}), edges };
         },
         { isolationLevel: 'repeatable read', accessMode: 'read only' },
       );
     },
 
-    /**
-     * The claims whose membership in some window differs between the snapshot (`snapshotAt`,
-     * `maxClaimId`) and `now`: claims inserted since, claims that were in the future at the snapshot,
-     * and claims that have aged out of a window since. A few hundred rows when the snapshot is fresh.
-     */
-    async changesSince(snapshotAt: Date, maxClaimId: string, now: Date): Promise<{ version: string; rows: ClaimChangeRow[] }> {
-      const leaving = WINDOW_NAMES.map(
-        (name) =>
-          sql`(w.claimed_at > ${new Date(snapshotAt.getTime() - CLAIM_WINDOWS[name])} AND w.claimed_at <= ${new Date(now.getTime() - CLAIM_WINDOWS[name])})`,
-      );
+    /** Claims inserted after the snapshot (a primary-key range, normally short), and the campaign set's version. */
+    async claimsAfter(maxClaimId: string): Promise<{ version: string; rows: ClaimChangeRow[] }> {
       const rows = await queryRows<ClaimChangeRow & { version: string }>(
         db,
-        sql`SELECT (SELECT value::text FROM campaign_set_version) AS version, changes.*
+        sql`SELECT (SELECT value::text FROM campaign_set_version) AS version, w.campaign_key, c.public_id,
+                   (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms, w.usd_value::text AS usd_value,
+                   true AS is_new
               FROM (SELECT 1) AS one
-              LEFT JOIN LATERAL (
-                SELECT w.campaign_key, c.public_id, (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms,
-                       w.usd_value::text AS usd_value, w.id > ${maxClaimId} AS is_new
-                  FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
-                 WHERE (w.id > ${maxClaimId} AND w.claimed_at > ${new Date(now.getTime() - LONGEST_MS)} AND w.claimed_at <= ${now})
-                    OR (w.id <= ${maxClaimId} AND (
-                          (w.claimed_at > ${snapshotAt} AND w.claimed_at <= ${now}) OR ${sql.join(leaving, sql` OR `)}))
-              ) AS changes ON true`,
+              LEFT JOIN claims AS w ON w.id > ${maxClaimId}
+              LEFT JOIN campaigns AS c ON c.key = w.campaign_key`,
       );
-      return {
-        version: rows[0]?.version ?? '0',
-        rows: rows.filter((row) => row.campaign_key !== null),
-      };
+      return { version: rows[0]?.version ?? '0', rows: rows.filter((row) => row.campaign_key !== null) };
     },
 
     /** Every named contract some campaign's action steps target, with those campaigns. */
@@ -132,6 +130,22 @@ function snapshotQuery(at: Date, maxClaimId: string) {
                       WHERE claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND claimed_at <= ${at} AND id <= ${maxClaimId}
                       GROUP BY campaign_key) AS w
                JOIN campaigns AS c ON c.key = w.campaign_key`;
+}
+
+/**
+ * Claims up to `maxClaimId` that leave a window between `at` and `at + horizonMs` (claimed in
+ * (at - window, at - window + horizon]), or that are in the future at `at`. A claim in several
+ * ranges is returned once.
+ */
+function edgeClaimsQuery(at: Date, horizonMs: number, maxClaimId: string) {
+  const ranges = WINDOW_NAMES.map((name) => {
+    const from = at.getTime() - CLAIM_WINDOWS[name];
+    return sql`(w.claimed_at > ${new Date(from)} AND w.claimed_at <= ${new Date(from + horizonMs)})`;
+  });
+  return sql`SELECT w.campaign_key, c.public_id, (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms,
+                    w.usd_value::text AS usd_value, false AS is_new
+               FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+              WHERE w.id <= ${maxClaimId} AND (w.claimed_at > ${at} OR ${sql.join(ranges, sql` OR `)})`;
 }
 
 /** Arrays of arrays come back as one flat array from some drivers; null when no campaign had claims. */

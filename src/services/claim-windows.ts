@@ -13,9 +13,13 @@ import { parseMicros } from './amounts.js';
  * Claim volumes per campaign over the trailing windows (1h, 6h, 24h, 7d), exact at any instant.
  *
  * A plain aggregation over a million claims per request is what this avoids. Instead a snapshot
- * aggregates every window once (at most every `refreshMs`), and each request corrects it with the
- * few claims whose window membership changed since: claims inserted after the snapshot (by claim
- * id, so late-arriving claims count too), and claims that aged out of a window or entered it.
+ * aggregates every window once (at most every `refreshMs`, in the background), and each request
+ * corrects it with the few claims whose window membership changed since:
+ * - claims that left a window (or were in the future) since the snapshot: the snapshot loaded every
+ *   claim that can do so within its horizon (`HORIZON_REFRESHES` refresh periods), so these
+ *   corrections cost no query; a snapshot older than its horizon is rebuilt before answering;
+ * - claims inserted after the snapshot, found by claim id (so a late-arriving claim, made before the
+ *   snapshot, counts at once): one primary-key range query per request, normally short or empty.
  * The result equals the plain aggregation at the request's instant; the snapshot only decides how
  * much correcting a request does. What the snapshot alone decides is which named contracts each
  * campaign targets (explore contracts): that map is rebuilt when the set of campaigns changes,
@@ -72,8 +76,11 @@ interface ContractTable extends Columns {
 
 interface Snapshot {
   at: number;
+  /** Until when the edge claims cover every change to the counted claims' window membership. */
+  coveredUntil: number;
   maxClaimId: string;
   version: string;
+  edges: ClaimChangeRow[];
   campaigns: CampaignTable;
   /** Per window, rows of the campaigns with claims in it, by USD volume (highest first), ties on public ID. */
   rankings: Record<ClaimWindow, Int32Array>;
@@ -88,6 +95,9 @@ export interface ClaimWindowsOptions {
 
 /** A snapshot reads a week of claims in the background: far more than an API query's time budget. */
 const SNAPSHOT_TIMEOUT_MS = 120_000;
+
+/** How many refresh periods a snapshot's edge claims cover: room for a slow or failed refresh. */
+const HORIZON_REFRESHES = 4;
 
 const columns = (size: number): Columns => ({
   claims: Object.fromEntries(WINDOW_NAMES.map((name) => [name, new Int32Array(size)])) as Columns['claims'],
@@ -121,14 +131,14 @@ export class ClaimWindows {
   /** The exact volumes at `now`. */
   async at(now: Date): Promise<WindowView> {
     let snapshot = this.snapshot;
-    // A snapshot from the future (a clock set back) cannot be corrected forwards: build one for now.
-    if (!snapshot || snapshot.at > now.getTime()) snapshot = await this.rebuild(now);
-    const changes = await this.repository.changesSince(new Date(snapshot.at), snapshot.maxClaimId, now);
-    const stale = now.getTime() - snapshot.at > this.options.refreshMs || changes.version !== snapshot.version;
+    // A snapshot from the future (a clock set back), or past its horizon, cannot be corrected: build one for now.
+    if (!snapshot || snapshot.at > now.getTime() || now.getTime() > snapshot.coveredUntil) snapshot = await this.rebuild(now);
+    const inserted = await this.repository.claimsAfter(snapshot.maxClaimId);
+    const stale = now.getTime() - snapshot.at > this.options.refreshMs || inserted.version !== snapshot.version;
     if (stale && !this.building) {
       this.rebuild(now).catch((error: unknown) => this.options.logger?.warn({ err: error }, 'claim window snapshot failed'));
     }
-    return new WindowView(snapshot, applyChanges(snapshot, changes.rows, now.getTime()));
+    return new WindowView(snapshot, applyChanges(snapshot, [...snapshot.edges, ...inserted.rows], now.getTime()));
   }
 
   private rebuild(now: Date): Promise<Snapshot> {
@@ -139,8 +149,9 @@ export class ClaimWindows {
   }
 
   private async build(now: Date): Promise<Snapshot> {
-    const [{ maxClaimId, version, columns: snapshotColumns }, targeted] = await Promise.all([
-      this.repository.snapshot(now, SNAPSHOT_TIMEOUT_MS),
+    const horizonMs = HORIZON_REFRESHES * this.options.refreshMs;
+    const [{ maxClaimId, version, columns: snapshotColumns, edges }, targeted] = await Promise.all([
+      this.repository.snapshot(now, horizonMs, SNAPSHOT_TIMEOUT_MS),
       this.repository.targetedContracts(),
     ]);
     const campaigns: CampaignTable = {
@@ -153,7 +164,16 @@ export class ClaimWindows {
       ) as Columns['usd'],
     };
     const rankings = Object.fromEntries(WINDOW_NAMES.map((name) => [name, rank(campaigns, name)])) as Snapshot['rankings'];
-    const snapshot: Snapshot = { at: now.getTime(), maxClaimId, version, campaigns, rankings, contracts: contractTable(targeted, campaigns) };
+    const snapshot: Snapshot = {
+      at: now.getTime(),
+      coveredUntil: now.getTime() + horizonMs,
+      maxClaimId,
+      version,
+      edges,
+      campaigns,
+      rankings,
+      contracts: contractTable(targeted, campaigns),
+    };
     if (!this.snapshot || this.snapshot.at <= snapshot.at || snapshot.at <= now.getTime()) this.snapshot = snapshot;
     return snapshot;
   }
@@ -205,10 +225,17 @@ function contractTable(rows: TargetedContractRow[], campaigns: CampaignTable): C
   return table;
 }
 
-/** The corrected volumes of the campaigns the changes touch. */
+/** The corrected volumes of the campaigns whose claims changed window membership since the snapshot. */
 function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): Map<number, CampaignVolume> {
   const corrected = new Map<number, CampaignVolume>();
   for (const row of rows) {
+    const deltas = WINDOW_NAMES.map((name) => {
+      const length = CLAIM_WINDOWS[name];
+      const inNow = row.claimed_at_ms > now - length && row.claimed_at_ms <= now;
+      const inSnapshot = !row.is_new && row.claimed_at_ms > snapshot.at - length && row.claimed_at_ms <= snapshot.at;
+      return Number(inNow) - Number(inSnapshot);
+    });
+    if (deltas.every((delta) => delta === 0)) continue;
     let volume = corrected.get(row.campaign_key);
     if (!volume) {
       const base = snapshot.campaigns.rowOf.get(row.campaign_key);
@@ -220,16 +247,10 @@ function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): 
       corrected.set(row.campaign_key, volume);
     }
     const usd = parseMicros(row.usd_value);
-    for (const name of WINDOW_NAMES) {
-      const length = CLAIM_WINDOWS[name];
-      const inNow = row.claimed_at_ms > now - length && row.claimed_at_ms <= now;
-      const inSnapshot = !row.is_new && row.claimed_at_ms > snapshot.at - length && row.claimed_at_ms <= snapshot.at;
-      const delta = Number(inNow) - Number(inSnapshot);
-      if (delta !== 0) {
-        volume.windows[name].claims += delta;
-        volume.windows[name].usdMicros += delta * usd;
-      }
-    }
+    WINDOW_NAMES.forEach((name, window) => {
+      volume.windows[name].claims += deltas[window]!;
+      volume.windows[name].usdMicros += deltas[window]! * usd;
+    });
   }
   return corrected;
 }
