@@ -229,30 +229,34 @@ function contractTable(rows: TargetedContractRow[], campaigns: CampaignTable): C
 function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): Map<number, CampaignVolume> {
   const corrected = new Map<number, CampaignVolume>();
   for (const row of rows) {
-    const deltas = WINDOW_NAMES.map((name) => {
+    // Most edge claims have not crossed an edge yet: they cost a few comparisons and no allocation.
+    for (const name of WINDOW_NAMES) {
       const length = CLAIM_WINDOWS[name];
       const inNow = row.claimed_at_ms > now - length && row.claimed_at_ms <= now;
       const inSnapshot = !row.is_new && row.claimed_at_ms > snapshot.at - length && row.claimed_at_ms <= snapshot.at;
-      return Number(inNow) - Number(inSnapshot);
-    });
-    if (deltas.every((delta) => delta === 0)) continue;
-    let volume = corrected.get(row.campaign_key);
-    if (!volume) {
-      const base = snapshot.campaigns.rowOf.get(row.campaign_key);
-      volume = {
-        key: row.campaign_key,
-        publicId: row.public_id,
-        windows: base === undefined ? emptyTotals() : totalsAt(snapshot.campaigns, base),
-      };
-      corrected.set(row.campaign_key, volume);
+      const delta = Number(inNow) - Number(inSnapshot);
+      if (delta === 0) continue;
+      const totals = correctedVolume(corrected, snapshot, row).windows[name];
+      totals.claims += delta;
+      totals.usdMicros += delta * parseMicros(row.usd_value);
     }
-    const usd = parseMicros(row.usd_value);
-    WINDOW_NAMES.forEach((name, window) => {
-      volume.windows[name].claims += deltas[window]!;
-      volume.windows[name].usdMicros += deltas[window]! * usd;
-    });
   }
   return corrected;
+}
+
+/** The campaign's entry in `corrected`, starting from its snapshot volume. */
+function correctedVolume(corrected: Map<number, CampaignVolume>, snapshot: Snapshot, row: ClaimChangeRow): CampaignVolume {
+  let volume = corrected.get(row.campaign_key);
+  if (!volume) {
+    const base = snapshot.campaigns.rowOf.get(row.campaign_key);
+    volume = {
+      key: row.campaign_key,
+      publicId: row.public_id,
+      windows: base === undefined ? emptyTotals() : totalsAt(snapshot.campaigns, base),
+    };
+    corrected.set(row.campaign_key, volume);
+  }
+  return volume;
 }
 
 /** The volumes at one instant: the snapshot with the corrections of one request. */

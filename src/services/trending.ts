@@ -3,6 +3,7 @@ import type {
   TrendingCampaignRow,
   TrendingFilters,
   TrendingIncentiveRow,
+  TrendingPageRow,
   TrendingRepository,
 } from '../repositories/trending.repository.js';
 import type { PageRequest } from '../schemas/common.js';
@@ -19,13 +20,17 @@ export interface TrendingRequest {
   now: Date;
 }
 
-/** Filters are checked this many ranked campaigns at a time at first; the batch doubles while pages stay short. */
-const FIRST_BATCH = 100;
+/**
+ * The fewest ranked campaigns checked against the filters at once. The first batch is twice what
+ * the page needs (most ranked campaigns pass the default filters); it doubles while the page is short.
+ */
+const MIN_BATCH = 20;
 
 /**
  * Trending campaigns: active campaigns with claims in the period, by USD claimed in it (exact at the
  * request's instant, see ClaimWindows), highest first, ties on ID. The ranking comes from memory;
- * the database decides which ranked campaigns pass the filters, batch by batch, then describes the page.
+ * the database takes it batch by batch, keeps the campaigns that pass the filters, and describes
+ * the ones on the page: one query for a page found in the first batch.
  */
 export async function listTrending(
   windows: ClaimWindows,
@@ -35,35 +40,27 @@ export async function listTrending(
   const { page, period } = request;
   if (page.limit === 0) return [];
   const view = await windows.at(request.now);
-  const wanted = page.offset + page.limit;
-  const matched: CampaignVolume[] = [];
+  const end = page.offset + page.limit;
   const ranked = view.ranked(period);
-  for (let batchSize = Math.max(FIRST_BATCH, 2 * wanted); matched.length < wanted; batchSize *= 2) {
+  const entries: TrendingEntry[] = [];
+  // Campaigns that passed the filters in the batches before: the page starts at the `page.offset`th of them.
+  let passed = 0;
+  for (let batchSize = Math.max(MIN_BATCH, 2 * end); passed < end; batchSize *= 2) {
     const batch = take(ranked, batchSize);
     if (batch.length === 0) break;
-    const passing = await repository.filterCampaigns(
+    const skip = Math.max(page.offset - passed, 0);
+    const result = await repository.findRankedPage(
       batch.map((volume) => volume.key),
       request.filters,
       request.now,
+      { skip, take: end - passed - skip },
+      request.claimant,
     );
-    matched.push(...batch.filter((volume) => passing.has(volume.key)));
+    const volumeByKey = new Map(batch.map((volume) => [volume.key, volume]));
+    for (const row of result.rows) entries.push(toEntry(row, volumeByKey.get(row.key)!, request));
+    passed += result.passing;
   }
-  const onPage = matched.slice(page.offset, wanted);
-  if (onPage.length === 0) return [];
-
-  const keys = onPage.map((volume) => volume.key);
-  const [campaigns, incentives] = await Promise.all([
-    repository.findCampaigns(keys, request.claimant),
-    repository.findIncentives(keys),
-  ]);
-  const campaignByKey = new Map(campaigns.map((row) => [row.key, row]));
-  const incentivesByKey = new Map<number, TrendingIncentiveRow[]>();
-  for (const row of incentives) incentivesByKey.set(row.campaign_key, [...(incentivesByKey.get(row.campaign_key) ?? []), row]);
-  return onPage.flatMap((volume) => {
-    const campaign = campaignByKey.get(volume.key);
-    if (!campaign) return []; // deleted between the ranking and now
-    return [toEntry(campaign, incentivesByKey.get(volume.key) ?? [], volume, request)];
-  });
+  return entries;
 }
 
 function take<T>(iterator: Iterator<T>, count: number): T[] {
@@ -76,8 +73,7 @@ function take<T>(iterator: Iterator<T>, count: number): T[] {
 }
 
 function toEntry(
-  row: TrendingCampaignRow,
-  incentives: TrendingIncentiveRow[],
+  row: TrendingPageRow,
   volume: CampaignVolume,
   request: TrendingRequest,
 ): TrendingEntry {
@@ -85,7 +81,7 @@ function toEntry(
   return {
     id: row.public_id,
     chainId: row.chain_id,
-    incentives: incentives.map(toTrendingIncentive),
+    incentives: row.incentives.map(toTrendingIncentive),
     actionTemplate:
       row.template_id === null
         ? null

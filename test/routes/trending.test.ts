@@ -251,3 +251,55 @@ describe('GET /reward-kit/trending', () => {
     expect(response.json<{ error: string }>().error).toContain(named);
   });
 });
+
+/**
+ * More ranked campaigns than the first batch the filters are checked on (twice what the page
+ * needs): a filtered page that starts in one batch and ends in the next, or lies wholly beyond the first.
+ */
+describe('GET /reward-kit/trending past the first batch of ranked campaigns', () => {
+  const CAMPAIGNS = 240;
+  const EVERY_THIRD = address(0x3333);
+  const LAST_FORTY = address(0x4040);
+  let database: TestDatabase;
+  let app: App;
+  /** Campaign IDs by rank: the i-th claimed 1000 - i USD in the last day. */
+  const ranked: string[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const { db } = database;
+    const usdc = await insertToken(db, { symbol: 'USDC', decimals: 6, priceUsd: '1' });
+    for (let rank = 0; rank < CAMPAIGNS; rank++) {
+      const owner = rank % 3 === 0 ? EVERY_THIRD : rank >= CAMPAIGNS - 40 ? LAST_FORTY : address(0x9999);
+      const campaign = await insertCampaign(db, { owner, incentives: [erc20Incentive(usdc.address)] });
+      await insertClaim(db, { campaignKey: campaign.key, usdValue: String(1000 - rank), claimedAt: ago(HOUR) });
+      ranked.push(campaign.publicId);
+    }
+    app = await buildTestApp(database, {}, undefined, { clock: () => NOW });
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const ids = async (query: string) => {
+    const response = await app.inject(`/reward-kit/trending?${query}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ trendingCampaigns: Entry[] }>().trendingCampaigns.map((entry) => entry.id);
+  };
+
+  it('pages a filter that passes campaigns in every batch without overlap or gap', async () => {
+    const expected = ranked.filter((_, rank) => rank % 3 === 0);
+    // The first batch (the top 100) holds 34 passing campaigns; page 5 of 10 (the 41st to 50th) lies in the second.
+    expect(await ids(`owner=${EVERY_THIRD}&pageSize=10&page=5`)).toEqual(expected.slice(40, 50));
+    const paged: string[] = [];
+    for (let page = 1; page <= 10; page++) paged.push(...(await ids(`owner=${EVERY_THIRD}&pageSize=9&page=${page}`)));
+    expect(paged).toEqual(expected);
+  });
+
+  it('finds a page that lies wholly beyond the first batch', async () => {
+    const expected = ranked.filter((_, rank) => rank >= CAMPAIGNS - 40 && rank % 3 !== 0);
+    expect(await ids(`owner=${LAST_FORTY}&pageSize=5&page=2`)).toEqual(expected.slice(5, 10));
+    expect(await ids(`owner=${LAST_FORTY}&pageSize=100`)).toEqual(expected);
+  });
+});
