@@ -252,14 +252,17 @@ function copyStatement(table: string, columns: string[], source: string): string
  * On PostgreSQL, outside a transaction, the statement is prepared once per connection under a name
  * derived from its text: the hot read queries are planned once instead of on every request, which is
  * a large share of their cost. Only the first MAX_PREPARED distinct texts are prepared, so that an
- * unusual mix of filters cannot fill the server's memory with plans. Rows come back exactly as
- * Drizzle would hand them (date and time types as text).
+ * unusual mix of filters cannot fill the server's memory with plans. `planPerValue` opts out: after
+ * five runs a prepared statement settles on a generic plan, made for the average parameter value,
+ * which is wrong for a query whose best plan depends on how common its values are. Rows come back
+ * exactly as Drizzle would hand them (date and time types as text).
  */
-export async function queryRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+export async function queryRows<Row>(db: Database, query: SQL, { planPerValue = false } = {}): Promise<Row[]> {
   const client = (db as { $client?: unknown }).$client;
   if (client instanceof pg.Pool && !(db instanceof PgTransaction)) {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    return (await client.query<Row & pg.QueryResultRow>({ name: preparedName(text), text, values: params, types: DRIZZLE_TYPES })).rows;
+    const name = planPerValue ? undefined : preparedName(text);
+    return (await client.query<Row & pg.QueryResultRow>({ name, text, values: params, types: DRIZZLE_TYPES })).rows;
   }
   const result: unknown = await db.execute(query);
   return (result as { rows: Row[] }).rows;

@@ -67,7 +67,12 @@ function tokenCondition(tokens: TokenFilter[]): SQL {
   });
   const alternatives: SQL[] = [];
   const paying = tokens.filter((token) => !token.collection);
-  if (paying.length > 0) {
+  if (paying.length === 1) {
+    // One token, the common case, as plain comparisons: the planner then sees how many incentives pay it.
+    const [token] = paying as [TokenFilter];
+    alternatives.push(sql`EXISTS (SELECT 1 FROM incentives AS i
+      WHERE i.campaign_key = c.key AND i.asset_address = ${token.address} AND c.chain_id = ${token.chainId})`);
+  } else if (paying.length > 1) {
     const { chains, addresses } = pairs(paying);
     alternatives.push(sql`EXISTS (SELECT 1 FROM incentives AS i
       JOIN unnest(${chains}::integer[], ${addresses}::text[]) AS f(chain_id, address) ON f.address = i.asset_address

@@ -27,6 +27,7 @@ export function createCampaignsRepository(db: Database) {
       const rows = await queryRows<{ version: string; document: string | null; is_active: boolean | null }>(
         db,
         pageQuery(conditions, sort, page, now),
+        { planPerValue: hasValueFilter(filters) },
       );
       const version = rows[0]?.version ?? '';
       const items = rows.flatMap((row) =>
@@ -67,6 +68,22 @@ export function createCampaignsRepository(db: Database) {
 }
 
 export type CampaignsRepository = ReturnType<typeof createCampaignsRepository>;
+
+/**
+ * Whether the page's best plan depends on the filter values: for a token half the campaigns pay,
+ * walking the newest-first index and checking each campaign finds a page in about 1 ms; for a token
+ * few pay, that walk reads the whole table, and reading the few matches then sorting them is right.
+ * A prepared statement's generic plan picks one for the average value (measured on 100,000
+ * campaigns: 30 to 80 ms for a common token or target contract); a plan per request costs ~2 ms.
+ */
+function hasValueFilter(filters: CampaignFilters): boolean {
+  return (
+    filters.owner !== undefined ||
+    filters.autocampaignId !== undefined ||
+    filters.targetContract !== undefined ||
+    Boolean(filters.budgetAccounts?.length || filters.tokens?.length || filters.distributionChannels?.length)
+  );
+}
 
 /**
  * Keys of one page in index order (so deep pages stay index-only scans), then their documents.

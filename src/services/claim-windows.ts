@@ -163,7 +163,12 @@ export class ClaimWindows {
         WINDOW_NAMES.map((name, window) => [name, Float64Array.from(snapshotColumns.usd_micros[window] ?? [])]),
       ) as Columns['usd'],
     };
-    const rankings = Object.fromEntries(WINDOW_NAMES.map((name) => [name, rank(campaigns, name)])) as Snapshot['rankings'];
+    const rankings = {} as Snapshot['rankings'];
+    for (const name of WINDOW_NAMES) {
+      // Sorting 100,000 campaigns takes tens of milliseconds: let waiting requests run between windows.
+      await new Promise((resolve) => setImmediate(resolve));
+      rankings[name] = rank(campaigns, name);
+    }
     const snapshot: Snapshot = {
       at: now.getTime(),
       coveredUntil: now.getTime() + horizonMs,

@@ -153,6 +153,7 @@ describe('GET /campaigns and GET /campaigns/:id', () => {
       ['targetContract on another chain', `targetContract=${TARGET}&chainId=10`, []],
       ['tokens: an incentive paying the token', `tokens=8453:${'USDC_ADDRESS'}`, 'usdc-campaigns'],
       ['tokens: the token on another chain', `tokens=10:${'USDC_ADDRESS'}`, []],
+      ['tokens: either of two paying tokens, each on its own chain', `tokens=10:${'USDC_ADDRESS'},8453:${'USDC_ADDRESS'}`, 'usdc-campaigns'],
       ['tokens: a collection the steps target', `tokens=10:${COLLECTION}:collection`, ['beta']],
       ['tokens: either form', `tokens=10:${COLLECTION}:collection,8453:${TARGET}:collection`, ['beta', 'alpha']],
       ['distributionChannel', 'distributionChannel=lens', ['beta']],
@@ -162,7 +163,7 @@ describe('GET /campaigns and GET /campaigns/:id', () => {
       ['combined filters', `chainId=8453&showActiveOnly=true&owner=${OWNER_A}`, ['alpha']],
       ['combined filters that exclude each other', `chainId=10&owner=${OWNER_A}`, []],
     ])('filters by %s', async (_label, query, expected) => {
-      const body = await list(`${query.replace('USDC_ADDRESS', usdc.address)}&pageSize=100`);
+      const body = await list(`${query.replaceAll('USDC_ADDRESS', usdc.address)}&pageSize=100`);
       const want =
         expected === 'usdc-campaigns'
           ? ['alpha', 'ended', 'upcoming', 'exhausted', ...tied()]

@@ -1,0 +1,169 @@
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { claims } from '../../src/db/schema.js';
+import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { address, insertCampaign, insertContract } from '../helpers/factories.js';
+
+const T = new Date('2026-06-01T12:00:00.000Z').getTime();
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A claim relative to the first request at T, near a window edge of either request half the time. */
+const claimArbitrary = (campaigns: number, laterMs: number) =>
+  fc.record({
+    campaign: fc.nat({ max: campaigns - 1 }),
+    offsetMs: fc.oneof(
+      fc.integer({ min: -8 * DAY, max: HOUR }),
+      fc.constantFrom(
+        ...[0, laterMs].flatMap((at) =>
+          Object.values(CLAIM_WINDOWS).flatMap((length) => [at - length, at - length + 1, at - length - 1, at]),
+        ),
+      ),
+    ),
+    usdMicros: fc.integer({ min: 0, max: 10_000_000_000 }),
+  });
+
+/** The instant of the second request (after T), and the claims inserted before the first and between the two. */
+const scenarioArbitrary = fc
+  .integer({ min: 0, max: 3 * HOUR })
+  .chain((laterMs) =>
+    fc.tuple(fc.constant(laterMs), fc.array(claimArbitrary(4, laterMs), { maxLength: 25 }), fc.array(claimArbitrary(4, laterMs), { maxLength: 10 })),
+  );
+
+interface Totals {
+  claims: number;
+  usd: number;
+}
+
+/**
+ * The activity routes end to end against plain SQL aggregations over the claims table: whatever the
+ * claims, the volumes `GET /reward-kit/trending` and `GET /explore/contracts` report at an instant
+ * are those of `count(*)` and `sum(usd_value)` over the window ending then. The first request builds
+ * the claim-window snapshot; the second comes later, after more claims (some dated before the first).
+ */
+describe('activity volumes equal a plain aggregation over the claims table', () => {
+  let database: TestDatabase;
+  const keys: number[] = [];
+  const ids = new Map<string, number>();
+  /** Named contracts and the campaigns (indexes into `keys`) whose steps target them. */
+  const targets: Record<string, number[]> = { Router: [0, 1], Minter: [1, 2] };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const { db } = database;
+    const router = await insertContract(db, { chainId: 8453, name: 'Router' });
+    const minter = await insertContract(db, { chainId: 8453, name: 'Minter' });
+    const stepsOf = [[router], [router, minter], [minter], []].map((contracts) =>
+      contracts.length === 0 ? [{ targetContract: address(0xdead) }] : contracts.map((contract) => ({ targetContract: contract.address })),
+    );
+    for (const steps of stepsOf) {
+      const campaign = await insertCampaign(db, { steps });
+      keys.push(campaign.key);
+      ids.set(campaign.publicId, campaign.key);
+    }
+  });
+  afterAll(() => database.close());
+
+  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: number }[]) {
+    if (rows.length === 0) return;
+    await database.db.insert(claims).values(
+      rows.map((row, index) => ({
+        campaignKey: keys[row.campaign]!,
+        incentivePosition: 0,
+        claimant: address(index + 1),
+        amount: '1',
+        usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
+        ethValueWei: '1',
+        txHash: `0x${'0'.repeat(64)}`,
+        claimedAt: new Date(T + row.offsetMs),
+      })),
+    );
+  }
+
+  /** Per campaign key, the claims and USD in the window of `lengthMs` ending at `now`. */
+  async function aggregate(now: number, lengthMs: number): Promise<Map<number, Totals>> {
+    const rows = await queryRows<{ campaign_key: number; claims: number; usd: string }>(
+      database.db,
+      sql`SELECT campaign_key, count(*)::integer AS claims, sum(usd_value)::text AS usd FROM claims
+           WHERE claimed_at > ${new Date(now - lengthMs)} AND claimed_at <= ${new Date(now)}
+           GROUP BY campaign_key`,
+    );
+    return new Map(rows.map((row) => [row.campaign_key, { claims: row.claims, usd: Number(row.usd) }]));
+  }
+
+  it('for trending (1h, 24h) and explore contracts (6h, 24h, 7d), at the first request and a later one', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, async ([laterMs, before, after]) => {
+        await database.db.delete(claims);
+        await insert(before);
+        let now = T;
+        // A new app per case: a fresh claim-window snapshot, built by the first request.
+        const app = await buildTestApp(database, {}, undefined, { clock: () => new Date(now) });
+        try {
+          await expectVolumes(app, now);
+          await insert(after);
+          now = T + laterMs;
+          await expectVolumes(app, now);
+        } finally {
+          await app.close();
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  async function expectVolumes(app: Awaited<ReturnType<typeof buildTestApp>>, now: number) {
+    const day = await aggregate(now, CLAIM_WINDOWS['24h']);
+    const hour = await aggregate(now, CLAIM_WINDOWS['1h']);
+    for (const sortBy of ['1h', '24h'] as const) {
+      const response = await app.inject(`/reward-kit/trending?sortBy=${sortBy}&tokenWhitelist=false&pageSize=100`);
+      expect(response.statusCode, response.body).toBe(200);
+      const entries = response.json<{ trendingCampaigns: { id: string; usdDistributed1Hr: number; usdDistributed24Hr: number }[] }>()
+        .trendingCampaigns;
+      const window = sortBy === '1h' ? hour : day;
+      const expectedOrder = [...window.entries()]
+        .filter(([, totals]) => totals.claims > 0)
+        .sort(([keyA, a], [keyB, b]) => b.usd - a.usd || (idOf(keyA) < idOf(keyB) ? -1 : 1))
+        .map(([key]) => key);
+      expect(entries.map((entry) => ids.get(entry.id)), `trending ${sortBy} at T+${now - T} ms`).toEqual(expectedOrder);
+      for (const entry of entries) {
+        const key = ids.get(entry.id)!;
+        expect(entry.usdDistributed1Hr, `1h USD of ${key}`).toBe(hour.get(key)?.usd ?? 0);
+        expect(entry.usdDistributed24Hr, `24h USD of ${key}`).toBe(day.get(key)?.usd ?? 0);
+      }
+    }
+    for (const timePeriod of ['6h', '24h', '7d'] as const) {
+      const window = await aggregate(now, CLAIM_WINDOWS[timePeriod]);
+      const response = await app.inject(`/explore/contracts?timePeriod=${timePeriod}`);
+      expect(response.statusCode, response.body).toBe(200);
+      const stats = Object.fromEntries(
+        response.json<{ name: string; stats: { totalClaims: number; totalAmountClaimedUsd: number } }[]>().map((contract) => [
+          contract.name,
+          { claims: contract.stats.totalClaims, usd: contract.stats.totalAmountClaimedUsd },
+        ]),
+      );
+      for (const [name, campaigns] of Object.entries(targets)) {
+        const expected = await sumUsd(campaigns.map((index) => keys[index]!), now, CLAIM_WINDOWS[timePeriod]);
+        const claimCount = campaigns.reduce((sum, index) => sum + (window.get(keys[index]!)?.claims ?? 0), 0);
+        expect(stats[name], `${name} over ${timePeriod} at T+${now - T} ms`).toEqual({ claims: claimCount, usd: expected });
+      }
+    }
+  }
+
+  /** The exact USD sum over several campaigns' claims in the window, as the route reports it. */
+  async function sumUsd(campaignKeys: number[], now: number, lengthMs: number): Promise<number> {
+    const [row] = await queryRows<{ usd: string }>(
+      database.db,
+      sql`SELECT coalesce(sum(usd_value), 0)::text AS usd FROM claims
+           WHERE campaign_key = ANY(${sql.param(campaignKeys)}::integer[])
+             AND claimed_at > ${new Date(now - lengthMs)} AND claimed_at <= ${new Date(now)}`,
+    );
+    return Number(row!.usd);
+  }
+
+  const idOf = (key: number) => [...ids.entries()].find(([, value]) => value === key)![0];
+});
