@@ -12,8 +12,8 @@ const LONGEST_MS = CLAIM_WINDOWS['7d'];
 
 /**
  * Per window claim counts and USD volumes (in micro-dollars) of every campaign with claims in the
- * last seven days, as columns: a hundred thousand campaigns arrive as a few arrays, not as a hundred
- * thousand row objects.
+ * last seven days, as columns: a hundred thousand campaigns arrive as a few dozen rows of arrays,
+ * not as a hundred thousand row objects.
  */
 export interface WindowSnapshotColumns {
   campaign_keys: number[];
@@ -60,7 +60,7 @@ export function createClaimWindowsRepository(db: Database) {
      * in the future, within `horizonMs` of `at`: a request up to then corrects the windows' trailing
      * edges from these, without the database.
      */
-    async snapshot(at: Date, horizonMs: number, timeoutMs: number): Promise<WindowSnapshot> {
+    async snapshot(at: Date, horizonMs: number, timeoutMs: number, chunkSize = SNAPSHOT_CHUNK): Promise<WindowSnapshot> {
       // A background job: one view for every statement, and a job's time budget, not an API request's.
       return db.transaction(
         async (tx) => {
@@ -71,9 +71,9 @@ export function createClaimWindowsRepository(db: Database) {
                   FROM claims`,
           );
           const maxClaimId = head?.max_claim_id ?? '0';
-          const [columns] = await queryRows<Record<string, unknown>>(tx, snapshotQuery(at, maxClaimId));
+          const chunks = await queryRows<Record<string, unknown>>(tx, snapshotQuery(at, maxClaimId, chunkSize));
           const edges = await queryRows<ClaimChangeRow>(tx, edgeClaimsQuery(at, horizonMs, maxClaimId));
-          return { maxClaimId, version: head?.version ?? '0', columns: toColumns(columns ?? {}), edges };
+          return { maxClaimId, version: head?.version ?? '0', columns: concatColumns(chunks), edges };
         },
         { isolationLevel: 'repeatable read', accessMode: 'read only' },
       );
@@ -111,25 +111,36 @@ export function createClaimWindowsRepository(db: Database) {
 
 export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsRepository>;
 
-/** Every window's count and USD sum per campaign, over claims up to `maxClaimId`: one pass over seven days. */
-function snapshotQuery(at: Date, maxClaimId: string) {
+/** Campaigns per row of the snapshot: a row's arrays are parsed in one go, blocking the event loop meanwhile. */
+const SNAPSHOT_CHUNK = 1000;
+
+/**
+ * Every window's count and USD sum per campaign, over claims up to `maxClaimId`: one pass over
+ * seven days. Arrays of `chunkSize` campaigns a row, in campaign key order.
+ */
+function snapshotQuery(at: Date, maxClaimId: string, chunkSize: number) {
   const filters = WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
   const windowColumns = (prefix: string, type: string) =>
     sql.join(
-      WINDOW_NAMES.map((_, index) => sql`array_agg(${sql.identifier(`${prefix}${index}`)} ORDER BY w.campaign_key)::${sql.raw(type)}[]`),
+      WINDOW_NAMES.map(
+        (_, index) =>
+          sql`array_agg(${sql.identifier(`${prefix}${index}`)} ORDER BY w.campaign_key)::${sql.raw(type)}[] AS ${sql.identifier(`${prefix}${index}`)}`,
+      ),
       sql`, `,
     );
   return sql`SELECT array_agg(w.campaign_key ORDER BY w.campaign_key) AS campaign_keys,
-                    array_agg(c.public_id ORDER BY w.campaign_key) AS public_ids,
-                    ARRAY[${windowColumns('n', 'integer')}] AS claims,
-                    ARRAY[${windowColumns('u', 'float8')}] AS usd_micros
-               FROM (SELECT campaign_key,
-                            ${sql.join(filters.map((filter, index) => sql`count(*) FILTER (WHERE ${filter})::integer AS ${sql.identifier(`n${index}`)}`), sql`, `)},
-                            ${sql.join(filters.map((filter, index) => sql`(coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0) * 1000000)::float8 AS ${sql.identifier(`u${index}`)}`), sql`, `)}
-                       FROM claims
-                      WHERE claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND claimed_at <= ${at} AND id <= ${maxClaimId}
-                      GROUP BY campaign_key) AS w
-               JOIN campaigns AS c ON c.key = w.campaign_key`;
+                    array_agg(w.public_id ORDER BY w.campaign_key) AS public_ids,
+                    ${windowColumns('n', 'integer')}, ${windowColumns('u', 'float8')}
+               FROM (SELECT v.*, c.public_id, (row_number() OVER (ORDER BY v.campaign_key) - 1) / ${chunkSize} AS chunk
+                       FROM (SELECT campaign_key,
+                                    ${sql.join(filters.map((filter, index) => sql`count(*) FILTER (WHERE ${filter})::integer AS ${sql.identifier(`n${index}`)}`), sql`, `)},
+                                    ${sql.join(filters.map((filter, index) => sql`(coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0) * 1000000)::float8 AS ${sql.identifier(`u${index}`)}`), sql`, `)}
+                               FROM claims
+                              WHERE claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND claimed_at <= ${at} AND id <= ${maxClaimId}
+                              GROUP BY campaign_key) AS v
+                       JOIN campaigns AS c ON c.key = v.campaign_key) AS w
+              GROUP BY w.chunk
+              ORDER BY w.chunk`;
 }
 
 /**
@@ -148,17 +159,24 @@ function edgeClaimsQuery(at: Date, horizonMs: number, maxClaimId: string) {
               WHERE w.id <= ${maxClaimId} AND (w.claimed_at > ${at} OR ${sql.join(ranges, sql` OR `)})`;
 }
 
-/** Arrays of arrays come back as one flat array from some drivers; null when no campaign had claims. */
-function toColumns(row: Record<string, unknown>): WindowSnapshotColumns {
-  const keys = (row.campaign_keys as number[] | null) ?? [];
-  const split = (value: unknown): number[][] => {
-    const flat = ((value as unknown[] | null) ?? []).flat() as (number | string)[];
-    return WINDOW_NAMES.map((_, window) => flat.slice(window * keys.length, (window + 1) * keys.length).map(Number));
+/** The chunks' columns end to end (one array per window and measure, as numbers). */
+function concatColumns(chunks: Record<string, unknown>[]): WindowSnapshotColumns {
+  const columns: WindowSnapshotColumns = {
+    campaign_keys: [],
+    public_ids: [],
+    claims: WINDOW_NAMES.map(() => []),
+    usd_micros: WINDOW_NAMES.map(() => []),
   };
-  return {
-    campaign_keys: keys,
-    public_ids: (row.public_ids as string[] | null) ?? [],
-    claims: split(row.claims),
-    usd_micros: split(row.usd_micros),
+  const append = (into: number[], values: unknown) => {
+    for (const value of values as (number | string)[]) into.push(Number(value));
   };
+  for (const chunk of chunks) {
+    append(columns.campaign_keys, chunk.campaign_keys);
+    columns.public_ids.push(...(chunk.public_ids as string[]));
+    WINDOW_NAMES.forEach((_, window) => {
+      append(columns.claims[window]!, chunk[`n${window}`]);
+      append(columns.usd_micros[window]!, chunk[`u${window}`]);
+    });
+  }
+  return columns;
 }
