@@ -22,8 +22,8 @@ import { parseMicros } from './amounts.js';
  *   snapshot, counts at once): one primary-key range query per request, normally short or empty.
  * The result equals the plain aggregation at the request's instant; the snapshot only decides how
  * much correcting a request does. What the snapshot alone decides is which named contracts each
- * campaign targets (explore contracts): that map is rebuilt when the set of campaigns changes,
- * within one refresh.
+ * campaign targets (explore contracts): that map is reread when `campaign_set_version` changes
+ * (campaigns, their steps or the contract registry), so a change shows within one refresh.
  *
  * USD amounts are integers of micro-dollars held in doubles: exact up to 2^53 micro-dollars (about
  * $9 billion per campaign and window). The snapshot is kept in typed arrays, column by column, so
@@ -122,6 +122,8 @@ export const byVolume = (window: ClaimWindow) => (a: CampaignVolume, b: Campaign
 export class ClaimWindows {
   private snapshot: Snapshot | undefined;
   private building: Promise<Snapshot> | undefined;
+  /** Which campaigns target which named contracts, as of a campaign-set version: it changes only with that. */
+  private targeted: { version: string; rows: TargetedContractRow[] } | undefined;
 
   constructor(
     private readonly repository: ClaimWindowsRepository,
@@ -150,10 +152,12 @@ export class ClaimWindows {
 
   private async build(now: Date): Promise<Snapshot> {
     const horizonMs = HORIZON_REFRESHES * this.options.refreshMs;
-    const [{ maxClaimId, version, columns: snapshotColumns, edges }, targeted] = await Promise.all([
-      this.repository.snapshot(now, horizonMs, SNAPSHOT_TIMEOUT_MS),
-      this.repository.targetedContracts(),
-    ]);
+    const { maxClaimId, version, columns: snapshotColumns, edges } = await this.repository.snapshot(now, horizonMs, SNAPSHOT_TIMEOUT_MS);
+    if (this.targeted?.version !== version) {
+      // Read after the version: rows newer than it only make the next rebuild read them again.
+      this.targeted = { version, rows: await this.repository.targetedContracts() };
+    }
+    const targeted = this.targeted.rows;
     const campaigns: CampaignTable = {
       keys: Int32Array.from(snapshotColumns.campaign_keys),
       publicIds: snapshotColumns.public_ids,

@@ -111,6 +111,17 @@ describe('GET /explore/contracts', () => {
     expect(await names('page=9')).toEqual([]);
   });
 
+  it('lists a contract named after the snapshot, once the snapshot is rebuilt (within one refresh)', async () => {
+    expect(await names()).not.toContain('Dead');
+    // A campaign already targets 0x…dead; only the registry learns its name.
+    await insertContract(database.db, { chainId: 8453, address: address(0xdead), name: 'Dead' });
+    // The first request after the change starts the rebuild in the background and answers from the old snapshot.
+    for (let attempt = 0; attempt < 50 && !(await names()).includes('Dead'); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await names()).toContain('Dead');
+  });
+
   it.each([
     ['sortBy=newest', 'sortBy'],
     ['timePeriod=1h', 'timePeriod'],
