@@ -26,7 +26,9 @@ export function createCampaignsRepository(db: Database) {
       const conditions = campaignFilterConditions(filters);
       const rows = await queryRows<{ version: string; document: string | null; is_active: boolean | null }>(
         db,
-        pageQuery(conditions, sort, page, now),
+        // Active first among active campaigns only is newest first: without this, the empty inactive
+        // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
+        pageQuery(conditions, filters.activeAt !== undefined ? 'recently-deployed' : sort, page, now),
         { planPerValue: hasValueFilter(filters) },
       );
       const version = rows[0]?.version ?? '';

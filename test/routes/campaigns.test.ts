@@ -160,6 +160,7 @@ describe('GET /campaigns and GET /campaigns/:id', () => {
       ['distributionChannel list, any case', 'distributionChannel=Farcaster,discord', ['alpha']],
       ['actionTemplateOnly=true', 'actionTemplateOnly=true', ['alpha']],
       ['showActiveOnly=true', 'showActiveOnly=true', ['beta', 'alpha', 'tied']],
+      ['showActiveOnly=true with sortBy=active', 'showActiveOnly=true&sortBy=active', ['beta', 'alpha', 'tied']],
       ['combined filters', `chainId=8453&showActiveOnly=true&owner=${OWNER_A}`, ['alpha']],
       ['combined filters that exclude each other', `chainId=10&owner=${OWNER_A}`, []],
     ])('filters by %s', async (_label, query, expected) => {
