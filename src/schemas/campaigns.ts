@@ -160,7 +160,16 @@ export const CampaignFilterQuery = {
     Type.Array(ref(Address), { description: 'Budget accounts, comma-separated; any of them matches' }),
   ),
   owner: Type.Optional(ref(Address)),
-  autocampaignId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['ac-1'] })),
+  autocampaignId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      // A NUL byte cannot reach PostgreSQL text at all; no control character is part of an ID.
+      pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+      errorMessage: 'must be 1 to 100 characters without control characters',
+      examples: ['ac-1'],
+    }),
+  ),
   chainId: Type.Optional({ ...ChainId, description: "The campaign's chain; required with targetContract" }),
   targetContract: Type.Optional(
     Type.Unsafe<string>({ ...ref(Address), description: 'Campaigns with an action step targeting this contract on chainId' }),
