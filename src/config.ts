@@ -120,12 +120,14 @@ export const ConfigSchema = Type.Object({
       'Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDRs (10.0.0.0/8), or loopback, linklocal, uniquelocal; empty = none. Never true',
   }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at GET /metrics' }),
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
-    minimum: 0,
-    maximum: 60_000,
-    default: 1000,
-    description: 'Mean event loop delay over a second above which requests get 503 with Retry-After; 0 = off',
-  }),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      description:
+        'Mean event loop delay over a second above which requests get 503 with Retry-After; 0 = off. Default 1000 with DATABASE_URL, 0 on the embedded database (its queries run on the event loop, so the delay measures the database, not overload)',
+    }),
+  ),
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: Type.Number({
     minimum: 0,
     maximum: 1,
@@ -149,9 +151,11 @@ export const ConfigSchema = Type.Object({
 type Settings = Static<typeof ConfigSchema>;
 
 /** The settings as the app uses them: URLs resolved, lists split. */
-export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_TIMEOUT_MS'> & {
+export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_TIMEOUT_MS' | 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS'> & {
   /** Resolved: DB_STATEMENT_TIMEOUT_MS + 1000 unless set. */
   DB_QUERY_TIMEOUT_MS: number;
+  /** Resolved: 1000 on PostgreSQL, 0 (off) on the embedded database, unless set. */
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: number;
   BASE_URL: string;
   STAGING_URL: string;
   /** Allowed origins; `['*']` allows any; empty disables CORS. */
@@ -194,6 +198,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...settings,
     DB_QUERY_TIMEOUT_MS: settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS:
+      settings.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (settings.DATABASE_URL === undefined ? 0 : DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
     BASE_URL: baseUrl,
     STAGING_URL: settings.STAGING_URL ?? baseUrl,
     CORS_ORIGINS: corsOrigins,
@@ -207,6 +213,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * would abandon a query the server keeps running, so it must wait a little longer.
  */
 const QUERY_TIMEOUT_MARGIN_MS = 1000;
+
+/** A second of mean event loop delay: far beyond any request's own work, so it means overload. */
+const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 function queryTimeoutProblems(settings: Settings): string[] {
   const { DB_QUERY_TIMEOUT_MS: query, DB_STATEMENT_TIMEOUT_MS: statement } = settings;

@@ -100,7 +100,6 @@ describe('loadConfig', () => {
       DB_QUERY_TIMEOUT_MS: 6000,
       DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: 10_000,
       DB_APPLICATION_NAME: 'campaign-service',
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 1000,
       OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: 0,
     });
     expect(loadConfig({}).MIGRATE_DATABASE_URL).toBeUndefined();
@@ -117,6 +116,12 @@ describe('loadConfig', () => {
   it('accepts a separate migration URL and checks it like DATABASE_URL', () => {
     expect(loadConfig({ MIGRATE_DATABASE_URL: 'postgres://owner@db/campaigns' }).MIGRATE_DATABASE_URL).toBe('postgres://owner@db/campaigns');
     expect(() => loadConfig({ MIGRATE_DATABASE_URL: 'mysql://owner@db/campaigns' })).toThrow(/MIGRATE_DATABASE_URL/);
+  });
+
+  it('sheds load on event loop delay by default on PostgreSQL only: embedded queries run on the event loop', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/campaigns' }).OVERLOAD_MAX_EVENT_LOOP_DELAY_MS).toBe(1000);
+    expect(loadConfig({}).OVERLOAD_MAX_EVENT_LOOP_DELAY_MS).toBe(0);
+    expect(loadConfig({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '250' }).OVERLOAD_MAX_EVENT_LOOP_DELAY_MS).toBe(250);
   });
 
   it('checks the overload thresholds', () => {
