@@ -7,32 +7,10 @@ import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.j
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, insertCampaign, insertContract } from '../helpers/factories.js';
+import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-claims.js';
 
 const T = new Date('2026-06-01T12:00:00.000Z').getTime();
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** A claim relative to the first request at T, near a window edge of either request half the time. */
-const claimArbitrary = (campaigns: number, laterMs: number) =>
-  fc.record({
-    campaign: fc.nat({ max: campaigns - 1 }),
-    offsetMs: fc.oneof(
-      fc.integer({ min: -8 * DAY, max: HOUR }),
-      fc.constantFrom(
-        ...[0, laterMs].flatMap((at) =>
-          Object.values(CLAIM_WINDOWS).flatMap((length) => [at - length, at - length + 1, at - length - 1, at]),
-        ),
-      ),
-    ),
-    usdMicros: fc.integer({ min: 0, max: 10_000_000_000 }),
-  });
-
-/** The instant of the second request (after T), and the claims inserted before the first and between the two. */
-const scenarioArbitrary = fc
-  .integer({ min: 0, max: 3 * HOUR })
-  .chain((laterMs) =>
-    fc.tuple(fc.constant(laterMs), fc.array(claimArbitrary(4, laterMs), { maxLength: 25 }), fc.array(claimArbitrary(4, laterMs), { maxLength: 10 })),
-  );
 
 interface Totals {
   claims: number;
@@ -68,22 +46,6 @@ describe('activity volumes equal a plain aggregation over the claims table', () 
   });
   afterAll(() => database.close());
 
-  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: number }[]) {
-    if (rows.length === 0) return;
-    await database.db.insert(claims).values(
-      rows.map((row, index) => ({
-        campaignKey: keys[row.campaign]!,
-        incentivePosition: 0,
-        claimant: address(index + 1),
-        amount: '1',
-        usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
-        ethValueWei: '1',
-        txHash: `0x${'0'.repeat(64)}`,
-        claimedAt: new Date(T + row.offsetMs),
-      })),
-    );
-  }
-
   /** Per campaign key, the claims and USD in the window of `lengthMs` ending at `now`. */
   async function aggregate(now: number, lengthMs: number): Promise<Map<number, Totals>> {
     const rows = await queryRows<{ campaign_key: number; claims: number; usd: string }>(
@@ -97,15 +59,15 @@ describe('activity volumes equal a plain aggregation over the claims table', () 
 
   it('for trending (1h, 24h) and explore contracts (6h, 24h, 7d), at the first request and a later one', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArbitrary, async ([laterMs, before, after]) => {
+      fc.asyncProperty(timedScenarioArbitrary(4, 3 * HOUR, HOUR), async ([laterMs, before, after]) => {
         await database.db.delete(claims);
-        await insert(before);
+        await insertTimedClaims(database.db, keys, T, before);
         let now = T;
         // A new app per case: a fresh claim-window snapshot, built by the first request.
         const app = await buildTestApp(database, {}, undefined, { clock: () => new Date(now) });
         try {
           await expectVolumes(app, now);
-          await insert(after);
+          await insertTimedClaims(database.db, keys, T, after);
           now = T + laterMs;
           await expectVolumes(app, now);
         } finally {

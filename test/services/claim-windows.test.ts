@@ -7,38 +7,11 @@ import { CLAIM_WINDOWS, createClaimWindowsRepository, WINDOW_NAMES } from '../..
 import { parseMicros } from '../../src/services/amounts.js';
 import { ClaimWindows } from '../../src/services/claim-windows.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { address, insertCampaign } from '../helpers/factories.js';
+import { insertCampaign } from '../helpers/factories.js';
+import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-claims.js';
 
 const T = new Date('2026-06-01T12:00:00.000Z').getTime();
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** A claim relative to the snapshot instant T; `laterMs` is when the volumes are asked for, after T. */
-const claimArbitrary = (campaigns: number, laterMs: number) =>
-  fc.record({
-    campaign: fc.nat({ max: campaigns - 1 }),
-    offsetMs: fc.oneof(
-      fc.integer({ min: -8 * DAY, max: 3 * HOUR }),
-      // Right at the window edges of both instants, where an off-by-one would show.
-      fc.constantFrom(
-        ...[0, laterMs].flatMap((at) =>
-          WINDOW_NAMES.flatMap((name) => [at, at - CLAIM_WINDOWS[name], at - CLAIM_WINDOWS[name] + 1, at - CLAIM_WINDOWS[name] - 1]),
-        ),
-      ),
-    ),
-    usdMicros: fc.integer({ min: 0, max: 1_000_000_000_000 }),
-  });
-
-/** When the volumes are read, and the claims before and after the snapshot. */
-const scenarioArbitrary = fc
-  .integer({ min: 0, max: 2 * HOUR })
-  .chain((laterMs) =>
-    fc.tuple(
-      fc.constant(laterMs),
-      fc.array(claimArbitrary(4, laterMs), { maxLength: 30 }),
-      fc.array(claimArbitrary(4, laterMs), { maxLength: 15 }),
-    ),
-  );
 
 /**
  * The activity routes' volumes against a plain aggregation over the claims table: a snapshot at T,
@@ -53,22 +26,6 @@ describe('claim windows', () => {
     for (let index = 0; index < 4; index++) keys.push((await insertCampaign(database.db)).key);
   });
   afterAll(() => database.close());
-
-  async function insert(rows: { campaign: number; offsetMs: number; usdMicros: number }[]) {
-    if (rows.length === 0) return;
-    await database.db.insert(claims).values(
-      rows.map((row, index) => ({
-        campaignKey: keys[row.campaign]!,
-        incentivePosition: 0,
-        claimant: address(index + 1),
-        amount: '1',
-        usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
-        ethValueWei: '1',
-        txHash: `0x${'0'.repeat(64)}`,
-        claimedAt: new Date(T + row.offsetMs),
-      })),
-    );
-  }
 
   async function plainAggregation(now: number) {
     const result = new Map<string, { claims: number; usdMicros: number }>();
@@ -86,14 +43,14 @@ describe('claim windows', () => {
 
   it('equal a plain aggregation at any instant after the snapshot', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArbitrary, async ([laterMs, before, after]) => {
+      fc.asyncProperty(timedScenarioArbitrary(4, 2 * HOUR, 3 * HOUR), async ([laterMs, before, after]) => {
         await database.db.delete(claims);
-        await insert(before);
+        await insertTimedClaims(database.db, keys, T, before);
         // A 2-hour horizon (four refreshes): the later instant, up to 2 hours on, is corrected from the
         // edge claims in memory; claims up to 3 hours ahead were in the future at the snapshot.
         const windows = new ClaimWindows(createClaimWindowsRepository(database.db), { refreshMs: HOUR / 2 });
         await windows.at(new Date(T));
-        await insert(after);
+        await insertTimedClaims(database.db, keys, T, after);
         const now = T + laterMs;
         const view = await windows.at(new Date(now));
         const expected = await plainAggregation(now);
