@@ -140,7 +140,7 @@ export class ClaimWindows {
     if (stale && !this.building) {
       this.rebuild(now).catch((error: unknown) => this.options.logger?.warn({ err: error }, 'claim window snapshot failed'));
     }
-    return new WindowView(snapshot, applyChanges(snapshot, [...snapshot.edges, ...inserted.rows], now.getTime()));
+    return new WindowView(snapshot, applyChanges(snapshot, [snapshot.edges, inserted.rows], now.getTime()));
   }
 
   private rebuild(now: Date): Promise<Snapshot> {
@@ -234,20 +234,25 @@ function contractTable(rows: TargetedContractRow[], campaigns: CampaignTable): C
   return table;
 }
 
-/** The corrected volumes of the campaigns whose claims changed window membership since the snapshot. */
-function applyChanges(snapshot: Snapshot, rows: ClaimChangeRow[], now: number): Map<number, CampaignVolume> {
+/**
+ * The corrected volumes of the campaigns whose claims changed window membership since the snapshot,
+ * from lists of candidate claims (the snapshot's edge claims, those inserted since), read in place.
+ */
+function applyChanges(snapshot: Snapshot, rowLists: ClaimChangeRow[][], now: number): Map<number, CampaignVolume> {
   const corrected = new Map<number, CampaignVolume>();
-  for (const row of rows) {
-    // Most edge claims have not crossed an edge yet: they cost a few comparisons and no allocation.
-    for (const name of WINDOW_NAMES) {
-      const length = CLAIM_WINDOWS[name];
-      const inNow = row.claimed_at_ms > now - length && row.claimed_at_ms <= now;
-      const inSnapshot = !row.is_new && row.claimed_at_ms > snapshot.at - length && row.claimed_at_ms <= snapshot.at;
-      const delta = Number(inNow) - Number(inSnapshot);
-      if (delta === 0) continue;
-      const totals = correctedVolume(corrected, snapshot, row).windows[name];
-      totals.claims += delta;
-      totals.usdMicros += delta * parseMicros(row.usd_value);
+  for (const rows of rowLists) {
+    for (const row of rows) {
+      // Most edge claims have not crossed an edge yet: they cost a few comparisons and no allocation.
+      for (const name of WINDOW_NAMES) {
+        const length = CLAIM_WINDOWS[name];
+        const inNow = row.claimed_at_ms > now - length && row.claimed_at_ms <= now;
+        const inSnapshot = !row.is_new && row.claimed_at_ms > snapshot.at - length && row.claimed_at_ms <= snapshot.at;
+        const delta = Number(inNow) - Number(inSnapshot);
+        if (delta === 0) continue;
+        const totals = correctedVolume(corrected, snapshot, row).windows[name];
+        totals.claims += delta;
+        totals.usdMicros += delta * parseMicros(row.usd_value);
+      }
     }
   }
   return corrected;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, createCluster, findClusterTools, migrateAndSeed, postgresAdminUrl, SKIP_WITHOUT_POSTGRES, withClient } from './helpers/postgres.js';
-import { eventually, get, type ServerProcess, sleep, startServer } from './helpers/server-process.js';
+import { eventually, everyOperation, get, type ServerProcess, sleep, startServer } from './helpers/server-process.js';
 
 /**
  * The built server against a PostgreSQL cluster of the test's own (initdb + pg_ctl on a free port):
@@ -66,15 +66,7 @@ describe.skipIf(skipReason !== undefined)('black box: the database goes away and
       const { rows } = await client.query<{ public_id: string }>('SELECT public_id FROM campaigns ORDER BY key LIMIT 1');
       return rows[0]!.public_id;
     });
-    const auth = { authorization: `Bearer ${token}` };
-    const routes: [string, Record<string, string>][] = [
-      ['/campaigns', {}],
-      [`/campaigns/${campaignId}`, {}],
-      ['/reward-kit/trending', {}],
-      ['/explore/contracts', {}],
-      ['/campaigns/accesslists', auth],
-      ['/users/profile', auth],
-    ];
+    const routes = everyOperation(campaignId, token);
 
     const outcomes: Outcome[] = [];
     let loading = true;

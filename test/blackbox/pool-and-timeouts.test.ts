@@ -11,7 +11,7 @@ import {
   waitingOnLocks,
   withClient,
 } from './helpers/postgres.js';
-import { eventually, get, type ServerProcess, startServer } from './helpers/server-process.js';
+import { eventually, everyOperation, get, type ServerProcess, startServer } from './helpers/server-process.js';
 
 /**
  * The built server against a scratch database on the run's PostgreSQL: a pool of one held by a
@@ -97,15 +97,7 @@ describe.skipIf(!adminUrl)('black box: pool, timeouts, lost connections', () => 
   it('pg_terminate_backend of every server connection: the requests that follow succeed', async () => {
     const applicationName = uniqueApplicationName();
     const server = await start({ DB_POOL_MAX: '4', DB_APPLICATION_NAME: applicationName });
-    const auth = { authorization: `Bearer ${token}` };
-    const routes: [string, Record<string, string>][] = [
-      ['/campaigns', {}],
-      [`/campaigns/${campaignId}`, {}],
-      ['/reward-kit/trending', {}],
-      ['/explore/contracts', {}],
-      ['/campaigns/accesslists', auth],
-      ['/users/profile', auth],
-    ];
+    const routes = everyOperation(campaignId, token);
     // Fill the pool with idle connections.
     for (const answer of await Promise.all(routes.map(([path, headers]) => get(server.url + path, headers)))) {
       expect(answer.status).toBe(200);

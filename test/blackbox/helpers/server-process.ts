@@ -95,6 +95,19 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   };
 }
 
+/** One request to each of the six operations, as [path, headers]: the staging ones with `token`. */
+export function everyOperation(campaignId: string, token: string): [string, Record<string, string>][] {
+  const auth = { authorization: `Bearer ${token}` };
+  return [
+    ['/campaigns', {}],
+    [`/campaigns/${campaignId}`, {}],
+    ['/reward-kit/trending', {}],
+    ['/explore/contracts', {}],
+    ['/campaigns/accesslists', auth],
+    ['/users/profile', auth],
+  ];
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface Answer {
