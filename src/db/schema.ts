@@ -26,8 +26,8 @@ import {
  * - uint256 values are `numeric(78,0)` and travel as strings; they never pass through a JS number.
  * - Campaigns have an integer `key` for joins; the public ID `<chain_id>:<core_address>:<identifier>`
  *   is a generated column, so the three parts are the only source of it.
- * - Claim totals on incentives are maintained by triggers from `claims` (see the custom migration),
- *   so every writer keeps them exact.
+ * - Claim totals on incentives, the derived campaign flags and the campaign documents are maintained
+ *   by the SQL functions and triggers in `src/db/sql/` (one file each), so every writer keeps them exact.
  */
 
 /** uint256 on chain: 78 decimal digits. */

@@ -16,7 +16,7 @@ export interface CampaignPage {
 /**
  * Campaign reads. A list costs one query for the page (an index-ordered scan of campaign keys,
  * then the stored documents of that page only) and, when the cached total cannot be trusted, one
- * count. The documents are serialized by the database when the data changes (migrations/0003).
+ * count. The documents are serialized by the database when the data changes (src/db/sql/refresh_campaigns.sql).
  */
 export function createCampaignsRepository(db: Database) {
   const totals = new CountCache();

@@ -21,7 +21,8 @@ export type WritePhase = 'rebuild indexes' | 'claim totals and documents' | 'vac
  * Writes a whole data set in one transaction: a failure leaves the database as it was.
  *
  * The derived state the triggers keep (claim totals, campaign documents) is deferred for the
- * transaction and computed once at the end by set-based functions (migrations/0003 and 0008),
+ * transaction and computed once at the end by set-based functions (src/db/sql/recompute_incentive_totals.sql and
+ * refresh_campaigns.sql),
  * rather than statement by statement. Indexes and key constraints are set aside meanwhile and
  * rebuilt at the end (a sorted build is far faster than a million random index insertions); their
  * definitions are read back from the catalog, so the migrations stay their only source.
