@@ -270,6 +270,8 @@ export const campaigns = pgTable(
   (table) => [
     unique('campaigns_public_id_unique').on(table.publicId),
     unique('campaigns_natural_key').on(table.chainId, table.coreAddress, table.identifier),
+    // What claims_campaign_chain_fk refers to: a claim's chain is its campaign's.
+    unique('campaigns_key_chain_unique').on(table.key, table.chainId),
     index('campaigns_recent_idx').on(table.blockTimestamp.desc(), table.publicId),
     // The default list (tokenWhitelist=true) in its default order, index-only down to deep pages.
     index('campaigns_recent_whitelisted_idx')
@@ -385,6 +387,8 @@ export const claims = pgTable(
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     campaignKey: integer('campaign_key').notNull(),
+    /** The chain of the claim's campaign (a foreign key keeps them equal): part of the natural key. */
+    chainId: integer('chain_id').notNull(),
     incentivePosition: smallint('incentive_position').notNull(),
     claimant: text('claimant').notNull(),
     /** In the asset's base units (wei for 18-decimal tokens). */
@@ -392,6 +396,8 @@ export const claims = pgTable(
     usdValue: usd('usd_value').notNull(),
     ethValueWei: uint256('eth_value_wei').notNull(),
     txHash: text('tx_hash').notNull(),
+    /** Position of the claim's event log in its block; with the chain and transaction hash, the natural key. */
+    logIndex: integer('log_index').notNull(),
     claimedAt: timestamptz('claimed_at').notNull(),
   },
   (table) => [
@@ -400,6 +406,12 @@ export const claims = pgTable(
       columns: [table.campaignKey, table.incentivePosition],
       foreignColumns: [incentives.campaignKey, incentives.position],
     }).onDelete('cascade'),
+    foreignKey({
+      name: 'claims_campaign_chain_fk',
+      columns: [table.campaignKey, table.chainId],
+      foreignColumns: [campaigns.key, campaigns.chainId],
+    }).onDelete('cascade'),
+    unique('claims_natural_key').on(table.chainId, table.txHash, table.logIndex),
     index('claims_claimed_at_idx').on(table.claimedAt),
     index('claims_campaign_claimed_at_idx').on(table.campaignKey, table.claimedAt),
     index('claims_claimant_idx').on(table.claimant, table.claimedAt),

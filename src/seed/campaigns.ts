@@ -17,6 +17,7 @@ export interface GeneratedCampaign {
 
 export interface ClaimTarget {
   key: number;
+  chainId: number;
   /** Claims can happen from here ... */
   opensAt: number;
   /** ... until here (ms since epoch). */
@@ -189,6 +190,7 @@ export function generateCampaign(random: Random, context: CampaignContext, key: 
     },
     claimTarget: {
       key,
+      chainId,
       opensAt: Math.max(createdAt, startTime ?? createdAt),
       closesAt,
       soldOut,

@@ -41,7 +41,7 @@ export function* generateClaims(random: Random, plan: ClaimPlan, batchSize: numb
     return true;
   };
   const claimAt = (target: ClaimTarget, time: number, claimant: string, capacity: IncentiveCapacity) =>
-    makeClaim(random, target.key, capacity, claimant, time);
+    makeClaim(random, target, capacity, claimant, time);
   const randomClaimant = () => (random.chance(0.85) ? random.pick(plan.claimants) : random.address());
   const randomTime = (target: ClaimTarget) => {
     const { from, to } = windowOf(target);
@@ -104,7 +104,7 @@ function hasCapacity(capacity: IncentiveCapacity): boolean {
 }
 
 /** One claim against `capacity`, which it consumes. */
-function makeClaim(random: Random, campaignKey: number, capacity: IncentiveCapacity, claimant: string, time: number): ClaimRow | null {
+function makeClaim(random: Random, target: ClaimTarget, capacity: IncentiveCapacity, claimant: string, time: number): ClaimRow | null {
   let amount = capacity.fixedAmount ?? randomAmount(random, capacity.maxAmount);
   if (capacity.remainingBudget !== null) {
     if (amount > capacity.remainingBudget) amount = capacity.remainingBudget;
@@ -114,14 +114,19 @@ function makeClaim(random: Random, campaignKey: number, capacity: IncentiveCapac
   if (amount <= 0n) return null;
 
   const usdMicros = usdMicrosOf(amount, capacity.decimals, capacity.priceUsd);
+  const txHash = `0x${random.hex(32)}`;
   return {
-    campaignKey,
+    campaignKey: target.key,
+    chainId: target.chainId,
     incentivePosition: capacity.position,
     claimant,
     amount: amount.toString(),
     usdValue: formatMicros(usdMicros),
     ethValueWei: ((usdMicros * 10n ** 18n) / ETH_PRICE_MICROS).toString(),
-    txHash: `0x${random.hex(32)}`,
+    txHash,
+    // One claim per (random) transaction: any log index keeps the natural key unique. Taken from the
+    // hash rather than drawn, so the rest of the data set stays what the same seed always gave.
+    logIndex: Number.parseInt(txHash.slice(2, 4), 16),
     claimedAt: new Date(time),
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client.js';
 import {
   accessListMembers,
@@ -192,11 +193,14 @@ export async function insertCampaign(db: Database, input: CampaignInput = {}) {
 
 export type ClaimInput = Partial<typeof claims.$inferInsert> & { campaignKey: number };
 
+/** A claim of the campaign `campaignKey`, on its chain unless `chainId` says otherwise. */
 export async function insertClaim(db: Database, input: ClaimInput) {
   const n = next();
   const [row] = await db
     .insert(claims)
     .values({
+      chainId: sql<number>`(SELECT chain_id FROM campaigns WHERE key = ${input.campaignKey})`,
+      logIndex: n,
       incentivePosition: 0,
       claimant: address(0x20000 + n),
       amount: '1000000',

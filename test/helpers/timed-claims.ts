@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { Database } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
@@ -48,18 +49,23 @@ export const timedScenarioArbitrary = (campaigns: number, maxLaterMs: number, ma
       ),
     );
 
+let nextLogIndex = 0;
+
 /** Inserts the claims, each of `campaignKeys[claim.campaign]`, at `origin + offsetMs`, with exact six-decimal USD values. */
 export async function insertTimedClaims(db: Database, campaignKeys: number[], origin: number, rows: TimedClaim[]): Promise<void> {
   if (rows.length === 0) return;
   await db.insert(claims).values(
     rows.map((row, index) => ({
       campaignKey: campaignKeys[row.campaign]!,
+      chainId: sql<number>`(SELECT chain_id FROM campaigns WHERE key = ${campaignKeys[row.campaign]!})`,
       incentivePosition: 0,
       claimant: address(index + 1),
       amount: '1',
       usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
       ethValueWei: '1',
       txHash: `0x${'0'.repeat(64)}`,
+      // One transaction, many logs: the natural key (chain, transaction, log index) stays unique across calls.
+      logIndex: nextLogIndex++,
       claimedAt: new Date(origin + row.offsetMs),
     })),
   );

@@ -1,0 +1,1 @@
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_key_chain_unique" UNIQUE("key","chain_id");
