@@ -433,6 +433,8 @@ export const claimSignatures = pgTable(
     used: boolean('used').notNull().default(false),
   },
   (table) => [
+    // The natural key: a validator signs one payload once.
+    unique('claim_signatures_natural_key').on(table.campaignKey, table.signature),
     index('claim_signatures_claimant_idx').on(table.claimant, table.campaignKey),
     check('claim_signatures_claimant_format', isAddress('claimant')),
     check('claim_signatures_referrer_format', isAddress('referrer')),

@@ -1,0 +1,1 @@
+ALTER TABLE "claim_signatures" ADD CONSTRAINT "claim_signatures_natural_key" UNIQUE("campaign_key","signature");

@@ -1,0 +1,426 @@
+import type { RecordKind } from './records.js';
+
+/**
+ * The SQL that merges staged records (ingest/staging.ts: one temporary table per kind, a row per
+ * record with its line, key and JSON) into the tables, by natural key. Everything is set-based:
+ * one statement per kind and step, whatever the number of records. Rows are written in line order,
+ * so generated ids (claims, claim signatures) follow the file, which is how readers break ties.
+ *
+ * Upserts only touch rows that differ (`IS DISTINCT FROM`), so re-importing a file changes nothing
+ * and the counts say what happened. Kinds with child rows (members, addresses, incentives, steps)
+ * note every changed parent in `ingest_touched`; the others count what their statement returns.
+ */
+
+export const stageTable = (kind: RecordKind) => `ingest_${kind.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
+
+interface Column {
+  name: string;
+  /** Read from the staged record `r` (jsonb). */
+  value: string;
+  /** Written on insert only (a user's id). */
+  insertOnly?: boolean;
+}
+
+interface UpsertSpec {
+  kind: RecordKind;
+  table: string;
+  conflict: string[];
+  columns: Column[];
+  /** The natural key of a written row as text, for ingest_touched (kinds with children). */
+  touchedKey?: string;
+}
+
+const text = (field: string) => `r->>'${field}'`;
+const cast = (field: string, type: string) => `(r->>'${field}')::${type}`;
+const col = (name: string, value: string, insertOnly = false): Column => ({ name, value, insertOnly });
+/** JSON null and absence alike become SQL NULL. */
+const jsonOrNull = (field: string) => `nullif(r->'${field}', 'null'::jsonb)`;
+
+const UPSERTS: UpsertSpec[] = [
+  {
+    kind: 'token',
+    table: 'tokens',
+    conflict: ['chain_id', 'address'],
+    columns: [
+      col('chain_id', cast('chainId', 'integer')),
+      col('address', text('address')),
+      col('id', cast('id', 'uuid')),
+      col('name', text('name')),
+      col('symbol', text('symbol')),
+      col('decimals', cast('decimals', 'smallint')),
+      col('image_uri', text('imageUri')),
+      col('is_whitelisted', `coalesce(${cast('isWhitelisted', 'boolean')}, false)`),
+      col('price_usd', cast('priceUsd', 'numeric')),
+      col('market_cap_usd', cast('marketCapUsd', 'numeric')),
+      col('price_change_24h_pct', cast('priceChange24hPct', 'numeric')),
+      col('volume_24h_usd', cast('volume24hUsd', 'numeric')),
+      col('holders', cast('holders', 'integer')),
+    ],
+  },
+  {
+    kind: 'project',
+    table: 'projects',
+    conflict: ['id'],
+    columns: [
+      col('id', cast('id', 'uuid')),
+      col('name', text('name')),
+      col('image_uri', text('imageUri')),
+      col('url', text('url')),
+      col('verification_level', text('verificationLevel')),
+    ],
+  },
+  {
+    kind: 'actionTemplate',
+    table: 'action_templates',
+    conflict: ['id'],
+    columns: [
+      col('id', cast('id', 'uuid')),
+      col('project_id', cast('projectId', 'uuid')),
+      col('action_type', text('actionType')),
+      col('description', text('description')),
+      col('category', text('category')),
+    ],
+  },
+  {
+    kind: 'contract',
+    table: 'contracts',
+    conflict: ['chain_id', 'address'],
+    columns: [col('chain_id', cast('chainId', 'integer')), col('address', text('address')), col('name', text('name'))],
+  },
+  {
+    kind: 'user',
+    table: 'users',
+    conflict: ['address'],
+    columns: [
+      col('id', `coalesce(${cast('id', 'uuid')}, gen_random_uuid())`, true),
+      col('address', text('address')),
+      col('score', `coalesce(${cast('score', 'integer')}, 0)`),
+    ],
+  },
+  {
+    kind: 'accessList',
+    table: 'access_lists',
+    conflict: ['id'],
+    touchedKey: 'id::text',
+    columns: [
+      col('id', cast('id', 'uuid')),
+      col('owner_user_id', `(SELECT u.id FROM users AS u WHERE u.address = r->>'owner')`),
+      col('name', text('name')),
+      col('icon', text('icon')),
+      col('created_at', cast('createdAt', 'timestamptz')),
+    ],
+  },
+  {
+    kind: 'allowList',
+    table: 'allow_lists',
+    conflict: ['chain_id', 'contract_address'],
+    touchedKey: `chain_id || ':' || contract_address`,
+    columns: [
+      col('chain_id', cast('chainId', 'integer')),
+      col('contract_address', text('contractAddress')),
+      col('owner', text('owner')),
+      col('type', text('type')),
+      col('access_list_id', cast('accessListId', 'uuid')),
+    ],
+  },
+  {
+    kind: 'campaign',
+    table: 'campaigns',
+    conflict: ['chain_id', 'core_address', 'identifier'],
+    touchedKey: 'public_id',
+    columns: [
+      col('chain_id', cast('chainId', 'integer')),
+      col('core_address', text('coreAddress')),
+      col('identifier', cast('identifier', 'numeric')),
+      col('campaign_index', cast('campaignIndex', 'numeric')),
+      col('owner', text('owner')),
+      col('creator', text('creator')),
+      col('budget', text('budget')),
+      col('validator', text('validator')),
+      col('action', text('action')),
+      col('protocol_fee', cast('protocolFee', 'numeric')),
+      col('max_participants', cast('maxParticipants', 'numeric')),
+      col('block_timestamp', cast('blockTimestamp', 'bigint')),
+      col('block_number', cast('blockNumber', 'bigint')),
+      col('tx_hash', text('txHash')),
+      col('start_time', cast('startTime', 'timestamptz')),
+      col('end_time', cast('endTime', 'timestamptz')),
+      col('distribution_channels', `ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'distributionChannels', '[]')))`),
+      col('autocampaign_id', text('autocampaignId')),
+      col('template_id', text('templateId')),
+      col('action_template_id', cast('actionTemplateId', 'uuid')),
+      col(
+        'allow_list_id',
+        `(SELECT a.id FROM allow_lists AS a
+           WHERE a.chain_id = (r->'allowList'->>'chainId')::integer AND a.contract_address = r->'allowList'->>'contractAddress')`,
+      ),
+      col('campaign_name', text('campaignName')),
+      col('nft_image_uri', text('nftImageUri')),
+      col('nft_name', text('nftName')),
+      col('nft_metadata_id', text('nftMetadataId')),
+      col('project_image_uri', text('projectImageUri')),
+      col('token_image_uri', text('tokenImageUri')),
+      col('action_token_address', text('actionTokenAddress')),
+      col('action_claimant', jsonOrNull('actionClaimant')),
+    ],
+  },
+  {
+    kind: 'claimSignature',
+    table: 'claim_signatures',
+    conflict: ['campaign_key', 'signature'],
+    columns: [
+      col('campaign_key', `(SELECT c.key FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`),
+      col('claimant', text('claimant')),
+      col('incentive_id', cast('incentiveId', 'smallint')),
+      col('signature', text('signature')),
+      col('referrer', text('referrer')),
+      col('used', `coalesce(${cast('used', 'boolean')}, false)`),
+    ],
+  },
+  {
+    kind: 'claim',
+    table: 'claims',
+    conflict: ['chain_id', 'tx_hash', 'log_index'],
+    columns: [
+      col('campaign_key', `(SELECT c.key FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`),
+      col('chain_id', cast('chainId', 'integer')),
+      col('incentive_position', cast('incentivePosition', 'smallint')),
+      col('claimant', text('claimant')),
+      col('amount', cast('amount', 'numeric')),
+      col('usd_value', cast('usdValue', 'numeric')),
+      col('eth_value_wei', cast('ethValueWei', 'numeric')),
+      col('tx_hash', text('txHash')),
+      col('log_index', cast('logIndex', 'integer')),
+      col('claimed_at', cast('claimedAt', 'timestamptz')),
+    ],
+  },
+];
+
+/** The statement that upserts every staged (not deleted) record of a kind, and what it returns. */
+export function upsertStatement(kind: RecordKind): { sql: string; countsRows: boolean } {
+  const spec = UPSERTS.find((candidate) => candidate.kind === kind)!;
+  const names = spec.columns.map((column) => column.name);
+  const updated = spec.columns.filter((column) => !column.insertOnly && !spec.conflict.includes(column.name)).map((column) => column.name);
+  const source = `SELECT ${spec.columns.map((column) => `${column.value} AS ${column.name}`).join(',\n         ')}
+    FROM ${stageTable(kind)} AS s, LATERAL (SELECT s.record AS r) AS x
+   WHERE NOT s.deleted
+   ORDER BY s.line`;
+  const insert = `INSERT INTO ${spec.table} AS t (${names.join(', ')})
+  ${source}
+  ON CONFLICT (${spec.conflict.join(', ')}) DO UPDATE
+     SET ${updated.map((name) => `${name} = excluded.${name}`).join(', ')}
+   WHERE (${updated.map((name) => `t.${name}`).join(', ')}) IS DISTINCT FROM (${updated.map((name) => `excluded.${name}`).join(', ')})`;
+  if (spec.touchedKey) {
+    return {
+      sql: `WITH written AS (${insert}
+  RETURNING ${spec.touchedKey} AS key, (xmax = 0) AS inserted)
+INSERT INTO ingest_touched (kind, key, change)
+SELECT '${kind}', key, CASE WHEN inserted THEN 'inserted' ELSE 'updated' END FROM written`,
+      countsRows: false,
+    };
+  }
+  return {
+    sql: `WITH written AS (${insert}
+  RETURNING (xmax = 0) AS inserted)
+SELECT count(*) FILTER (WHERE inserted)::integer AS inserted, count(*) FILTER (WHERE NOT inserted)::integer AS updated FROM written`,
+    countsRows: true,
+  };
+}
+
+/** Child rows of the kinds that have them: replaced to match the record, changed parents noted. */
+export function childStatements(kind: RecordKind): string[] {
+  const touch = (select: string) => `INSERT INTO ingest_touched (kind, key, change) ${select}`;
+  switch (kind) {
+    case 'accessList':
+      return [
+        `WITH gone AS (
+           DELETE FROM access_list_members AS m USING ${stageTable(kind)} AS s
+            WHERE NOT s.deleted AND m.access_list_id = (s.record->>'id')::uuid
+              AND NOT coalesce(s.record->'members', '[]') ? m.address
+           RETURNING m.access_list_id)
+         ${touch(`SELECT DISTINCT 'accessList', access_list_id::text, 'updated' FROM gone`)}`,
+        `WITH added AS (
+           INSERT INTO access_list_members (access_list_id, address)
+           SELECT (s.record->>'id')::uuid, member FROM ${stageTable(kind)} AS s,
+                  jsonb_array_elements_text(coalesce(s.record->'members', '[]')) AS member
+            WHERE NOT s.deleted
+           ON CONFLICT DO NOTHING
+           RETURNING access_list_id)
+         ${touch(`SELECT DISTINCT 'accessList', access_list_id::text, 'updated' FROM added`)}`,
+      ];
+    case 'allowList': {
+      const list = `(SELECT a.id FROM allow_lists AS a
+                      WHERE a.chain_id = (s.record->>'chainId')::integer AND a.contract_address = s.record->>'contractAddress')`;
+      const keyOf = `(SELECT a.chain_id || ':' || a.contract_address FROM allow_lists AS a WHERE a.id = changed.allow_list_id)`;
+      return [
+        `WITH gone AS (
+           DELETE FROM allow_list_addresses AS m USING ${stageTable(kind)} AS s
+            WHERE NOT s.deleted AND m.allow_list_id = ${list}
+              AND NOT coalesce(s.record->'addresses', '[]') ? m.address
+           RETURNING m.allow_list_id)
+         ${touch(`SELECT DISTINCT 'allowList', ${keyOf}, 'updated' FROM gone AS changed`)}`,
+        `WITH added AS (
+           INSERT INTO allow_list_addresses (allow_list_id, address)
+           SELECT ${list}, member FROM ${stageTable(kind)} AS s,
+                  jsonb_array_elements_text(coalesce(s.record->'addresses', '[]')) AS member
+            WHERE NOT s.deleted
+           ON CONFLICT DO NOTHING
+           RETURNING allow_list_id)
+         ${touch(`SELECT DISTINCT 'allowList', ${keyOf}, 'updated' FROM added AS changed`)}`,
+      ];
+    }
+    case 'campaign': {
+      const staged = `${stageTable(kind)} AS s JOIN campaigns AS c ON c.public_id = s.key COLLATE "C"`;
+      const touched = `SELECT DISTINCT 'campaign', c.public_id, 'updated' FROM changed JOIN campaigns AS c ON c.key = changed.campaign_key`;
+      return [
+        // Positions the record no longer has go first; their claims go with them (foreign key cascade).
+        `WITH changed AS (
+           DELETE FROM incentives AS i USING ${staged}
+            WHERE NOT s.deleted AND i.campaign_key = c.key AND i.position >= jsonb_array_length(s.record->'incentives')
+           RETURNING i.campaign_key)
+         ${touch(touched)}`,
+        `WITH changed AS (
+           INSERT INTO incentives AS i (campaign_key, position, type, params)
+           SELECT c.key, (e.ordinality - 1)::smallint, e.value->>'type', e.value->'params'
+             FROM ${staged}, jsonb_array_elements(s.record->'incentives') WITH ORDINALITY AS e
+            WHERE NOT s.deleted
+           ON CONFLICT (campaign_key, position) DO UPDATE SET type = excluded.type, params = excluded.params
+            WHERE (i.type, i.params) IS DISTINCT FROM (excluded.type, excluded.params)
+           RETURNING i.campaign_key)
+         ${touch(touched)}`,
+        `WITH changed AS (
+           DELETE FROM action_steps AS a USING ${staged}
+            WHERE NOT s.deleted AND a.campaign_key = c.key
+              AND a.position >= jsonb_array_length(coalesce(s.record->'steps', '[]'))
+           RETURNING a.campaign_key)
+         ${touch(touched)}`,
+        `WITH changed AS (
+           INSERT INTO action_steps AS a (campaign_key, position, chain_id, target_contract, claimant, signature, signature_name,
+                                          signature_type, action_type, parameters)
+           SELECT c.key, (e.ordinality - 1)::smallint, (e.value->>'chainId')::integer, e.value->>'targetContract',
+                  e.value->>'claimant', e.value->>'signature', e.value->>'signatureName', e.value->>'signatureType',
+                  (e.value->>'actionType')::integer, e.value->'parameters'
+             FROM ${staged}, jsonb_array_elements(coalesce(s.record->'steps', '[]')) WITH ORDINALITY AS e
+            WHERE NOT s.deleted
+           ON CONFLICT (campaign_key, position) DO UPDATE
+              SET chain_id = excluded.chain_id, target_contract = excluded.target_contract, claimant = excluded.claimant,
+                  signature = excluded.signature, signature_name = excluded.signature_name,
+                  signature_type = excluded.signature_type, action_type = excluded.action_type, parameters = excluded.parameters
+            WHERE (a.chain_id, a.target_contract, a.claimant, a.signature, a.signature_name, a.signature_type, a.action_type,
+                   a.parameters)
+                  IS DISTINCT FROM (excluded.chain_id, excluded.target_contract, excluded.claimant, excluded.signature,
+                   excluded.signature_name, excluded.signature_type, excluded.action_type, excluded.parameters)
+           RETURNING a.campaign_key)
+         ${touch(touched)}`,
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** How a deletion finds its row: the natural key, compared with the staged record `s.record`. */
+const DELETE_MATCH: Record<RecordKind, { table: string; match: string }> = {
+  token: { table: 'tokens', match: `t.chain_id = (s.record->>'chainId')::integer AND t.address = s.record->>'address'` },
+  project: { table: 'projects', match: `t.id = (s.record->>'id')::uuid` },
+  actionTemplate: { table: 'action_templates', match: `t.id = (s.record->>'id')::uuid` },
+  contract: { table: 'contracts', match: `t.chain_id = (s.record->>'chainId')::integer AND t.address = s.record->>'address'` },
+  user: { table: 'users', match: `t.address = s.record->>'address'` },
+  accessList: { table: 'access_lists', match: `t.id = (s.record->>'id')::uuid` },
+  allowList: {
+    table: 'allow_lists',
+    match: `t.chain_id = (s.record->>'chainId')::integer AND t.contract_address = s.record->>'contractAddress'`,
+  },
+  campaign: { table: 'campaigns', match: `t.public_id = s.key COLLATE "C"` },
+  claimSignature: {
+    table: 'claim_signatures',
+    match: `t.signature = s.record->>'signature'
+            AND t.campaign_key = (SELECT c.key FROM campaigns AS c WHERE c.public_id = (s.record->>'campaign') COLLATE "C")`,
+  },
+  claim: {
+    table: 'claims',
+    match: `t.chain_id = (s.record->>'chainId')::integer AND t.tx_hash = s.record->>'txHash'
+            AND t.log_index = (s.record->>'logIndex')::integer`,
+  },
+};
+
+export function deleteStatement(kind: RecordKind): string {
+  const { table, match } = DELETE_MATCH[kind];
+  return `WITH gone AS (DELETE FROM ${table} AS t USING ${stageTable(kind)} AS s WHERE s.deleted AND ${match} RETURNING 1)
+SELECT count(*)::integer AS deleted FROM gone`;
+}
+
+/** A reference from a staged record to a row that must exist by the time the kind is merged. */
+export interface ReferenceCheck {
+  field: string;
+  /** The referenced value as text, for the message; NULL when the record has none. */
+  value: string;
+  /** True when the referenced row exists. */
+  exists: string;
+}
+
+export const REFERENCES: Partial<Record<RecordKind, ReferenceCheck[]>> = {
+  actionTemplate: [
+    { field: 'projectId', value: `r->>'projectId'`, exists: `EXISTS (SELECT 1 FROM projects AS p WHERE p.id = (r->>'projectId')::uuid)` },
+  ],
+  accessList: [{ field: 'owner', value: `r->>'owner'`, exists: `EXISTS (SELECT 1 FROM users AS u WHERE u.address = r->>'owner')` }],
+  allowList: [
+    {
+      field: 'accessListId',
+      value: `r->>'accessListId'`,
+      exists: `EXISTS (SELECT 1 FROM access_lists AS a WHERE a.id = (r->>'accessListId')::uuid)`,
+    },
+  ],
+  campaign: [
+    {
+      field: 'actionTemplateId',
+      value: `r->>'actionTemplateId'`,
+      exists: `EXISTS (SELECT 1 FROM action_templates AS a WHERE a.id = (r->>'actionTemplateId')::uuid)`,
+    },
+    {
+      field: 'allowList',
+      value: `(r->'allowList'->>'chainId') || ':' || (r->'allowList'->>'contractAddress')`,
+      exists: `EXISTS (SELECT 1 FROM allow_lists AS a
+                        WHERE a.chain_id = (r->'allowList'->>'chainId')::integer AND a.contract_address = r->'allowList'->>'contractAddress')`,
+    },
+  ],
+  claimSignature: [
+    {
+      field: 'campaign',
+      value: `r->>'campaign'`,
+      exists: `EXISTS (SELECT 1 FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`,
+    },
+  ],
+  claim: [
+    {
+      field: 'campaign',
+      value: `r->>'campaign'`,
+      exists: `EXISTS (SELECT 1 FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`,
+    },
+  ],
+};
+
+/** Staged records whose references are missing: at most `limit`, by line. */
+export function missingReferenceStatement(kind: RecordKind, check: ReferenceCheck, limit: number): string {
+  return `SELECT s.line, ${check.value} AS value
+  FROM ${stageTable(kind)} AS s, LATERAL (SELECT s.record AS r) AS x
+ WHERE NOT s.deleted AND ${check.value} IS NOT NULL AND NOT ${check.exists}
+ ORDER BY s.line LIMIT ${limit}`;
+}
+
+/** Claims of an incentive position their campaign does not have (checked once the campaigns are merged). */
+export function missingIncentiveStatement(limit: number): string {
+  return `SELECT s.line, (s.record->>'incentivePosition') || ' of ' || (s.record->>'campaign') AS value
+  FROM ${stageTable('claim')} AS s
+  JOIN campaigns AS c ON c.public_id = (s.record->>'campaign') COLLATE "C"
+ WHERE NOT s.deleted
+   AND NOT EXISTS (SELECT 1 FROM incentives AS i WHERE i.campaign_key = c.key AND i.position = (s.record->>'incentivePosition')::smallint)
+ ORDER BY s.line LIMIT ${limit}`;
+}
+
+/** Natural keys given more than once in the input. */
+export function duplicateKeyStatement(kind: RecordKind, limit: number): string {
+  return `SELECT key, lines[1] AS first, lines[2] AS again
+  FROM (SELECT key, array_agg(line ORDER BY line) AS lines FROM ${stageTable(kind)} GROUP BY key HAVING count(*) > 1) AS d
+ ORDER BY again LIMIT ${limit}`;
+}

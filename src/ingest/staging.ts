@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import type { BulkSession } from '../db/client.js';
+import { stageTable } from './merge.js';
+import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
+
+/**
+ * Validated records wait in temporary tables (one per kind, dropped at commit) until the whole
+ * input is in: then references and duplicate keys are checked with SQL and the records merged
+ * set-based, whatever order the input had them in. COPY fills them; Node holds one chunk at a time.
+ */
+
+/** Bytes of COPY text per kind held before it is sent. */
+const CHUNK_BYTES = 1 << 20;
+
+export async function createStagingTables(session: BulkSession): Promise<void> {
+  for (const { kind } of RECORD_KINDS) {
+    await session.query(
+      sql.raw(`CREATE TEMPORARY TABLE ${stageTable(kind)} (line bigint NOT NULL, deleted boolean NOT NULL, key text NOT NULL,
+                 record jsonb NOT NULL) ON COMMIT DROP`),
+    );
+  }
+  await session.query(sql.raw(`CREATE TEMPORARY TABLE ingest_touched (kind text NOT NULL, key text NOT NULL, change text NOT NULL) ON COMMIT DROP`));
+}
+
+export interface StagedCounts {
+  upserts: number;
+  deletions: number;
+}
+
+/** Buffers records per kind and COPYs them in chunks; at most one COPY runs while the next chunk fills. */
+export class Stager {
+  private readonly buffers = new Map<RecordKind, string[]>();
+  private readonly sizes = new Map<RecordKind, number>();
+  private sending: Promise<void> = Promise.resolve();
+  readonly counts = new Map<RecordKind, StagedCounts>(RECORD_KINDS.map(({ kind }) => [kind, { upserts: 0, deletions: 0 }]));
+
+  constructor(private readonly session: BulkSession) {}
+
+  async add(line: number, key: string, record: IngestRecord): Promise<void> {
+    const deleted = record.deleted === true;
+    const counts = this.counts.get(record.kind)!;
+    if (deleted) counts.deletions++;
+    else counts.upserts++;
+    // JSON never holds a raw tab or newline; a backslash is COPY's escape and is doubled.
+    const row = `${line}\t${deleted ? 't' : 'f'}\t${escapeCopy(key)}\t${JSON.stringify(record).replace(/\\/g, '\\\\')}`;
+    const buffer = this.buffers.get(record.kind) ?? [];
+    buffer.push(row);
+    this.buffers.set(record.kind, buffer);
+    const size = (this.sizes.get(record.kind) ?? 0) + row.length;
+    this.sizes.set(record.kind, size);
+    if (size >= CHUNK_BYTES) await this.send(record.kind);
+  }
+
+  async flush(): Promise<void> {
+    for (const kind of this.buffers.keys()) await this.send(kind);
+    await this.sending;
+  }
+
+  private async send(kind: RecordKind): Promise<void> {
+    const rows = this.buffers.get(kind);
+    if (!rows || rows.length === 0) return;
+    this.buffers.set(kind, []);
+    this.sizes.set(kind, 0);
+    await this.sending;
+    const data = `${rows.join('\n')}\n`;
+    this.sending = this.session.copyFrom(stageTable(kind), ['line', 'deleted', 'key', 'record'], data);
+    // Awaited by the next send or flush; handled now so that a failure is never "unhandled".
+    this.sending.catch(() => undefined);
+  }
+}
+
+function escapeCopy(value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (character) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[character]!);
+}

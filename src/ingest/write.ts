@@ -1,0 +1,194 @@
+import { sql } from 'drizzle-orm';
+import type { BulkSession, DatabaseHandle } from '../db/client.js';
+import {
+  childStatements,
+  deleteStatement,
+  duplicateKeyStatement,
+  missingIncentiveStatement,
+  missingReferenceStatement,
+  REFERENCES,
+  stageTable,
+  upsertStatement,
+} from './merge.js';
+import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
+import { createStagingTables, Stager } from './staging.js';
+
+/**
+ * The one write path (docs/writing-data.md). Records, validated by their kind's schema, go into
+ * the database by natural key in one transaction: all of them or none, and readers see the state
+ * before or the state after, never a part. The import command, the seed generator's data and the
+ * chain indexer all come through here.
+ */
+
+/** A validated record and where it came from (the line of an import file, or a running count). */
+export interface SourceRecord {
+  line: number;
+  key: string;
+  record: IngestRecord;
+}
+
+/** One thing wrong with the input; `line` when it is about one record. */
+export interface Problem {
+  line?: number;
+  message: string;
+}
+
+export class IngestError extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(problems.map((problem) => (problem.line ? `line ${problem.line}: ${problem.message}` : problem.message)).join('\n'));
+  }
+}
+
+export interface KindSummary {
+  inserted: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
+
+export type IngestSummary = Record<RecordKind, KindSummary>;
+
+export type IngestPhase = 'stage' | 'check' | 'merge' | 'derive';
+
+export interface IngestOptions {
+  /**
+   * `deferred` (default): the triggers leave the derived state (claim totals, flags, documents) alone
+   * during the transaction, and it is recomputed once, set-based, before the commit, as the seed
+   * writer does: right for large inputs. `live`: the triggers keep it statement by statement:
+   * right for small, frequent batches (the indexer).
+   */
+  derived?: 'deferred' | 'live';
+  /** Validate, check and merge, then roll back: nothing is written. */
+  dryRun?: boolean;
+  /** Called after each staged record (cheap; the caller throttles what it shows). */
+  onRecord?: (count: number) => void;
+  onPhase?: (phase: IngestPhase, ms: number) => void;
+}
+
+/** How many problems of one sort are reported before stopping. */
+const PROBLEM_LIMIT = 10;
+
+class DryRunRollback extends Error {
+  constructor(readonly summary: IngestSummary) {
+    super('dry run');
+  }
+}
+
+export async function ingest(database: DatabaseHandle, source: AsyncIterable<SourceRecord>, options: IngestOptions = {}): Promise<IngestSummary> {
+  const derived = options.derived ?? 'deferred';
+  const phase = async <T>(name: IngestPhase, work: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    const result = await work();
+    options.onPhase?.(name, Date.now() - started);
+    return result;
+  };
+  try {
+    return await database.bulkTransaction(async (session) => {
+      await session.query(sql`SELECT set_config('work_mem', '128MB', true)`);
+      if (derived === 'deferred') await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+      await createStagingTables(session);
+      const stager = new Stager(session);
+      await phase('stage', async () => {
+        let count = 0;
+        for await (const { line, key, record } of source) {
+          await stager.add(line, key, record);
+          options.onRecord?.(++count);
+        }
+        await stager.flush();
+      });
+      await phase('check', () => checkDuplicates(session));
+      const summary = await phase('merge', () => merge(session, stager));
+      if (derived === 'deferred') await phase('derive', () => deriveAll(session));
+      if (options.dryRun) throw new DryRunRollback(summary);
+      return summary;
+    });
+  } catch (error) {
+    if (error instanceof DryRunRollback) return error.summary;
+    throw error;
+  }
+}
+
+async function checkDuplicates(session: BulkSession): Promise<void> {
+  const problems: Problem[] = [];
+  for (const { kind } of RECORD_KINDS) {
+    await session.query(sql.raw(`ANALYZE ${stageTable(kind)}`));
+    const rows = await session.query<{ key: string; first: string; again: string }>(sql.raw(duplicateKeyStatement(kind, PROBLEM_LIMIT)));
+    for (const row of rows) {
+      problems.push({ line: Number(row.again), message: `${kind} ${row.key} is given again (first on line ${row.first})` });
+    }
+  }
+  if (problems.length > 0) throw new IngestError(problems.sort((a, b) => a.line! - b.line!).slice(0, PROBLEM_LIMIT));
+}
+
+/** Upserts kind by kind in reference order (each checked against what is merged by then), then deletions in reverse. */
+async function merge(session: BulkSession, stager: Stager): Promise<IngestSummary> {
+  const summary = Object.fromEntries(
+    RECORD_KINDS.map(({ kind }) => [kind, { inserted: 0, updated: 0, deleted: 0, unchanged: 0 }]),
+  ) as IngestSummary;
+  for (const { kind } of RECORD_KINDS) {
+    if (stager.counts.get(kind)!.upserts === 0) continue;
+    await checkReferences(session, kind);
+    const { sql: upsert, countsRows } = upsertStatement(kind);
+    const rows = await run(session, kind, upsert);
+    if (countsRows) {
+      const [counts] = rows as { inserted: number; updated: number }[];
+      summary[kind].inserted = counts!.inserted;
+      summary[kind].updated = counts!.updated;
+    }
+    for (const statement of childStatements(kind)) await run(session, kind, statement);
+  }
+  for (const { kind } of [...RECORD_KINDS].reverse()) {
+    if (stager.counts.get(kind)!.deletions === 0) continue;
+    const [row] = (await run(session, kind, deleteStatement(kind))) as { deleted: number }[];
+    summary[kind].deleted = row!.deleted;
+  }
+  const touched = await session.query<{ kind: RecordKind; inserted: number; updated: number }>(
+    sql.raw(`SELECT kind, count(DISTINCT key) FILTER (WHERE change = 'inserted')::integer AS inserted,
+                    (count(DISTINCT key) - count(DISTINCT key) FILTER (WHERE change = 'inserted'))::integer AS updated
+               FROM ingest_touched GROUP BY kind`),
+  );
+  for (const row of touched) {
+    summary[row.kind].inserted = row.inserted;
+    summary[row.kind].updated = row.updated;
+  }
+  for (const { kind } of RECORD_KINDS) {
+    const counts = stager.counts.get(kind)!;
+    const done = summary[kind];
+    done.unchanged = counts.upserts + counts.deletions - done.inserted - done.updated - done.deleted;
+  }
+  return summary;
+}
+
+async function checkReferences(session: BulkSession, kind: RecordKind): Promise<void> {
+  const problems: Problem[] = [];
+  for (const check of REFERENCES[kind] ?? []) {
+    const rows = await session.query<{ line: string; value: string }>(sql.raw(missingReferenceStatement(kind, check, PROBLEM_LIMIT)));
+    for (const row of rows) {
+      problems.push({ line: Number(row.line), message: `${kind}.${check.field} ${row.value} is neither in the input nor in the database` });
+    }
+  }
+  if (kind === 'claim' && problems.length === 0) {
+    const rows = await session.query<{ line: string; value: string }>(sql.raw(missingIncentiveStatement(PROBLEM_LIMIT)));
+    for (const row of rows) problems.push({ line: Number(row.line), message: `claim.incentivePosition: the campaign has no incentive ${row.value}` });
+  }
+  if (problems.length > 0) throw new IngestError(problems.sort((a, b) => a.line! - b.line!).slice(0, PROBLEM_LIMIT));
+}
+
+/** A constraint the database enforces (a deletion still referenced, say) becomes a problem in words. */
+async function run(session: BulkSession, kind: RecordKind, statement: string): Promise<unknown[]> {
+  try {
+    return await session.query(sql.raw(statement));
+  } catch (error) {
+    const { message, detail } = error as { message?: string; detail?: string };
+    throw new IngestError([{ message: `writing ${kind} records: ${message ?? String(error)}${detail ? ` (${detail})` : ''}` }]);
+  }
+}
+
+/** What the seed writer does at its end: claim totals from the claims, then every campaign's flags and documents. */
+async function deriveAll(session: BulkSession): Promise<void> {
+  await session.query(sql`ANALYZE campaigns, incentives, claims, action_steps, allow_lists, allow_list_addresses, tokens`);
+  // Still deferred: the totals' own update must not set off a refresh of its own.
+  await session.query(sql`SELECT recompute_incentive_totals()`);
+  await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
+  await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
+}
