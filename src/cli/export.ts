@@ -2,10 +2,9 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { sql } from 'drizzle-orm';
 import { ConfigError } from '../config.js';
 import { openDatabase } from '../db/client.js';
-import { exportRecords } from '../ingest/export.js';
+import { exportNdjson } from '../ingest/export.js';
 import { loadBulkConfig } from './bulk-config.js';
 
 const USAGE = `Usage: npm run export -- [--out FILE]        (in the image: node dist/cli/export.js --out FILE)
@@ -14,9 +13,6 @@ Writes every record of DATABASE_URL (or the embedded database) as NDJSON, one re
 fixed order: the same data gives the same bytes, and npm run import of the file into an empty
 database makes it answer every request as this one does. No --out, or --out -, writes to stdout.
 API tokens are never exported.`;
-
-/** Lines are gathered into chunks of about this size before they are written. */
-const CHUNK_CHARS = 1 << 16;
 
 /** `npm run export`: the database as one NDJSON file, read in one snapshot. */
 async function main(): Promise<void> {
@@ -36,19 +32,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   let count = 0;
   try {
-    await database.bulkTransaction(async (session) => {
-      await session.query(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
-      let chunk = '';
-      for await (const record of exportRecords((query) => session.query(query))) {
-        chunk += `${JSON.stringify(record)}\n`;
-        count++;
-        if (chunk.length >= CHUNK_CHARS) {
-          await write(out, chunk);
-          chunk = '';
-        }
-      }
-      await write(out, chunk);
-    });
+    count = await exportNdjson(database, (chunk) => write(out, chunk));
     if (partial) {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       await rename(partial, values.out!);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { BulkSession } from '../db/client.js';
+import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import type { RECORD_KINDS, UpsertRecord } from './records.js';
 
 /**
@@ -20,6 +20,32 @@ const trimIso = (value: string | null) => (value === null ? null : value.replace
 type Row = Record<string, unknown>;
 /** A query on one connection: the caller runs the whole export in one repeatable-read transaction, so it is one snapshot. */
 type Query = BulkSession['query'];
+
+/** Lines are gathered into chunks of about this size before they are handed to `write`. */
+const CHUNK_CHARS = 1 << 16;
+
+/**
+ * The whole database as NDJSON, read in one repeatable-read snapshot (so a concurrent write is in
+ * the file entirely or not at all), handed out in chunks; `write` may wait (backpressure).
+ * Returns the number of records.
+ */
+export async function exportNdjson(database: DatabaseHandle, write: (chunk: string) => Promise<void>): Promise<number> {
+  return database.bulkTransaction(async (session) => {
+    await session.query(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+    let count = 0;
+    let chunk = '';
+    for await (const record of exportRecords((query) => session.query(query))) {
+      chunk += `${JSON.stringify(record)}\n`;
+      count++;
+      if (chunk.length >= CHUNK_CHARS) {
+        await write(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk !== '') await write(chunk);
+    return count;
+  });
+}
 
 type Kind = (typeof RECORD_KINDS)[number]['kind'];
 type RecordOf<K extends Kind> = Extract<UpsertRecord, { kind: K }>;

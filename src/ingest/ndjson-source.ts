@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { readLines, TruncatedInputError } from './ndjson.js';
 import { validateRecord } from './validate.js';
-import { IngestError, type Problem, type SourceRecord } from './write.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { IngestError, type IngestOptions, type IngestSummary, type Problem, type SourceRecord, ingest } from './write.js';
 
 /** How many bad lines are listed before giving up on the input. */
 const PROBLEM_LIMIT = 10;
@@ -41,4 +42,9 @@ function parseLine(text: string): Omit<SourceRecord, 'line'> | string {
   if (text.includes('\\u0000')) return 'a string holds the NUL character (\\u0000), which the database cannot store';
   const result = validateRecord(value);
   return result.ok ? { key: result.key, record: result.record } : result.error;
+}
+
+/** An NDJSON stream through the write path: what `npm run import` does. */
+export function importNdjson(database: DatabaseHandle, input: Readable, options: IngestOptions & { onBytes?: (bytes: number) => void } = {}): Promise<IngestSummary> {
+  return ingest(database, recordsFromNdjson(input, options.onBytes), options);
 }

@@ -7,7 +7,8 @@ import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
  * stored form: addresses and hashes lowercase, campaign references canonical.
  */
 
-const ajv = new Ajv({ keywords: ['errorMessage'], allErrors: false, strict: false });
+// `verbose` hands each error its schema, where `errorMessage` holds the words for the rule.
+const ajv = new Ajv({ keywords: ['errorMessage'], allErrors: false, strict: false, verbose: true });
 
 const validators = new Map<string, { upsert: ValidateFunction; deletion: ValidateFunction }>(
   RECORD_KINDS.map(({ kind, upsert, deletion }) => [kind, { upsert: ajv.compile(upsert), deletion: ajv.compile(deletion) }]),

@@ -98,7 +98,8 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
       });
       await phase('check', () => checkDuplicates(session));
       const summary = await phase('merge', () => merge(session, stager));
-      if (derived === 'deferred') await phase('derive', () => deriveAll(session));
+      const changed = Object.values(summary).some((counts) => counts.inserted + counts.updated + counts.deleted > 0);
+      if (derived === 'deferred') await phase('derive', () => deriveAll(session, changed));
       if (options.dryRun) throw new DryRunRollback(summary);
       return summary;
     });
@@ -184,11 +185,16 @@ async function run(session: BulkSession, kind: RecordKind, statement: string): P
   }
 }
 
-/** What the seed writer does at its end: claim totals from the claims, then every campaign's flags and documents. */
-async function deriveAll(session: BulkSession): Promise<void> {
+/**
+ * What the seed writer does at its end: claim totals from the claims, then every campaign's flags and
+ * documents (both write only what differs). The triggers skipped their version bumps while deferred,
+ * so one bump stands for them, unless nothing changed: then cached counts stay valid.
+ */
+async function deriveAll(session: BulkSession, changed: boolean): Promise<void> {
   await session.query(sql`ANALYZE campaigns, incentives, claims, action_steps, allow_lists, allow_list_addresses, tokens`);
   // Still deferred: the totals' own update must not set off a refresh of its own.
   await session.query(sql`SELECT recompute_incentive_totals()`);
   await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
-  await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
+  await session.query(sql`SELECT refresh_campaigns(NULL)`);
+  if (changed) await session.query(sql`SELECT bump_campaign_set_version()`);
 }

@@ -1,8 +1,12 @@
 -- Named contracts: the detail's actionClaimant.targetContractName. Which named contracts campaigns
 -- target (explore contracts) is cached per campaign_set_version, so any change bumps the version,
--- deferred or not.
+-- deferred or not. A statement that changed no row (an upsert of what is already there, as a
+-- re-import does) changes nothing.
 CREATE OR REPLACE FUNCTION contracts_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF NOT EXISTS (SELECT 1 FROM changed_rows) THEN
+    RETURN NULL;
+  END IF;
   PERFORM bump_campaign_set_version();
   IF refresh_deferred() THEN
     RETURN NULL;
