@@ -5,7 +5,7 @@ import { claims } from './db/schema.js';
 import { createApiTokensRepository } from './repositories/api-tokens.repository.js';
 import { DEFAULT_SEED, generateDataset } from './seed/dataset.js';
 import { DEMO_USER_ADDRESS } from './seed/reference.js';
-import { hasCampaigns, truncateDataset, writeDataset } from './seed/writer.js';
+import { hasCampaigns, truncateDataset, writeDataset } from './ingest/bulk-load.js';
 
 /** Small enough to load in a few seconds on PGlite, large enough to page, filter and trend. */
 export const DEMO_CAMPAIGNS = 300;

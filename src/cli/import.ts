@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   const progress = createProgress('importing', size, 'records');
   let bytes = 0;
   const phases: string[] = [];
+  const steps: string[] = [];
   try {
     await database.migrate();
     const summary = await ingest(
@@ -54,6 +55,11 @@ async function main(): Promise<void> {
         onPhase: (phase: IngestPhase, ms) => {
           if (phase === 'stage') progress.stop();
           phases.push(`  ${PHASE_NAMES[phase].padEnd(34)} ${(ms / 1000).toFixed(1)} s`);
+          if (phase === 'merge') phases.push(...steps.splice(0));
+        },
+        // The merge's own steps, once they take long enough to matter.
+        onStep: (step, ms) => {
+          if (ms >= 1000) steps.push(`    ${step.padEnd(32)} ${(ms / 1000).toFixed(1)} s`);
         },
       },
     );
@@ -85,6 +91,7 @@ const PHASE_NAMES: Record<IngestPhase, string> = {
   stage: 'read, validate and stage records',
   check: 'check duplicate keys',
   merge: 'merge into the tables',
+  'rebuild indexes': 'rebuild indexes (empty database)',
   derive: 'claim totals and documents',
 };
 

@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { DEFAULT_SEED, generateDataset } from '../seed/dataset.js';
-import { hasCampaigns, truncateDataset, writeDataset } from '../seed/writer.js';
+import { hasCampaigns, truncateDataset, writeDataset } from '../ingest/bulk-load.js';
 
 const USAGE = `Usage: npm run db:seed -- --campaigns N --claims M [--seed S] [--now ISO-8601] [--reset]
 

@@ -196,8 +196,16 @@ const UPSERTS: UpsertSpec[] = [
   },
 ];
 
+/**
+ * The tables an import into an empty database loads with their indexes and constraints set aside
+ * (ingest/write.ts): the large child tables, which nothing is looked up in while merging. Into
+ * those, plain INSERTs: an empty table has nothing to conflict with, and the staging check already
+ * refused duplicate keys.
+ */
+export const BULK_TABLES = ['claims', 'claim_signatures', 'incentives', 'action_steps', 'allow_list_addresses', 'access_list_members'];
+
 /** The statement that upserts every staged (not deleted) record of a kind, and what it returns. */
-export function upsertStatement(kind: RecordKind): { sql: string; countsRows: boolean } {
+export function upsertStatement(kind: RecordKind, bulk = false): { sql: string; countsRows: boolean } {
   const spec = UPSERTS.find((candidate) => candidate.kind === kind)!;
   const names = spec.columns.map((column) => column.name);
   const updated = spec.columns.filter((column) => !column.insertOnly && !spec.conflict.includes(column.name)).map((column) => column.name);
@@ -205,11 +213,15 @@ export function upsertStatement(kind: RecordKind): { sql: string; countsRows: bo
     FROM ${stageTable(kind)} AS s, LATERAL (SELECT s.record AS r) AS x
    WHERE NOT s.deleted
    ORDER BY s.line`;
-  const insert = `INSERT INTO ${spec.table} AS t (${names.join(', ')})
-  ${source}
-  ON CONFLICT (${spec.conflict.join(', ')}) DO UPDATE
+  const onConflict =
+    bulk && BULK_TABLES.includes(spec.table)
+      ? ''
+      : `ON CONFLICT (${spec.conflict.join(', ')}) DO UPDATE
      SET ${updated.map((name) => `${name} = excluded.${name}`).join(', ')}
    WHERE (${updated.map((name) => `t.${name}`).join(', ')}) IS DISTINCT FROM (${updated.map((name) => `excluded.${name}`).join(', ')})`;
+  const insert = `INSERT INTO ${spec.table} AS t (${names.join(', ')})
+  ${source}
+  ${onConflict}`;
   if (spec.touchedKey) {
     return {
       sql: `WITH written AS (${insert}
@@ -227,8 +239,22 @@ SELECT count(*) FILTER (WHERE inserted)::integer AS inserted, count(*) FILTER (W
   };
 }
 
-/** Child rows of the kinds that have them: replaced to match the record, changed parents noted. */
-export function childStatements(kind: RecordKind): string[] {
+/**
+ * Child rows of the kinds that have them: replaced to match the record, changed parents noted.
+ * `bulk` (empty tables, see BULK_TABLES): nothing to delete or conflict with, only inserts.
+ */
+export function childStatements(kind: RecordKind, bulk = false): string[] {
+  return bulk ? insertOnly(childStatementsOf(kind, true)) : childStatementsOf(kind, false);
+}
+
+/** The statements that add rows; the deletions of rows a record no longer has are for tables that hold some. */
+function insertOnly(statements: string[]): string[] {
+  return statements.filter((statement) => !/^\s*WITH \w+ AS \(\s*DELETE/.test(statement));
+}
+
+function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
+  const upsertOnPosition = (set: string, differs: string) =>
+    bulk ? '' : `ON CONFLICT (campaign_key, position) DO UPDATE SET ${set} WHERE ${differs}`;
   const touch = (select: string) => `INSERT INTO ingest_touched (kind, key, change) ${select}`;
   switch (kind) {
     case 'accessList':
@@ -284,8 +310,7 @@ export function childStatements(kind: RecordKind): string[] {
            SELECT c.key, (e.ordinality - 1)::smallint, e.value->>'type', e.value->'params'
              FROM ${staged}, jsonb_array_elements(s.record->'incentives') WITH ORDINALITY AS e
             WHERE NOT s.deleted
-           ON CONFLICT (campaign_key, position) DO UPDATE SET type = excluded.type, params = excluded.params
-            WHERE (i.type, i.params) IS DISTINCT FROM (excluded.type, excluded.params)
+           ${upsertOnPosition('type = excluded.type, params = excluded.params', '(i.type, i.params) IS DISTINCT FROM (excluded.type, excluded.params)')}
            RETURNING i.campaign_key)
          ${touch(touched)}`,
         `WITH changed AS (
@@ -302,14 +327,14 @@ export function childStatements(kind: RecordKind): string[] {
                   (e.value->>'actionType')::integer, e.value->'parameters'
              FROM ${staged}, jsonb_array_elements(coalesce(s.record->'steps', '[]')) WITH ORDINALITY AS e
             WHERE NOT s.deleted
-           ON CONFLICT (campaign_key, position) DO UPDATE
-              SET chain_id = excluded.chain_id, target_contract = excluded.target_contract, claimant = excluded.claimant,
-                  signature = excluded.signature, signature_name = excluded.signature_name,
-                  signature_type = excluded.signature_type, action_type = excluded.action_type, parameters = excluded.parameters
-            WHERE (a.chain_id, a.target_contract, a.claimant, a.signature, a.signature_name, a.signature_type, a.action_type,
-                   a.parameters)
-                  IS DISTINCT FROM (excluded.chain_id, excluded.target_contract, excluded.claimant, excluded.signature,
-                   excluded.signature_name, excluded.signature_type, excluded.action_type, excluded.parameters)
+           ${upsertOnPosition(
+             `chain_id = excluded.chain_id, target_contract = excluded.target_contract, claimant = excluded.claimant,
+              signature = excluded.signature, signature_name = excluded.signature_name,
+              signature_type = excluded.signature_type, action_type = excluded.action_type, parameters = excluded.parameters`,
+             `(a.chain_id, a.target_contract, a.claimant, a.signature, a.signature_name, a.signature_type, a.action_type, a.parameters)
+              IS DISTINCT FROM (excluded.chain_id, excluded.target_contract, excluded.claimant, excluded.signature,
+              excluded.signature_name, excluded.signature_type, excluded.action_type, excluded.parameters)`,
+           )}
            RETURNING a.campaign_key)
          ${touch(touched)}`,
       ];

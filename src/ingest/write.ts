@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
+import { setAsideIndexesAndConstraints } from './bulk-load.js';
 import {
+  BULK_TABLES,
   childStatements,
   deleteStatement,
   duplicateKeyStatement,
@@ -48,7 +50,7 @@ export interface KindSummary {
 
 export type IngestSummary = Record<RecordKind, KindSummary>;
 
-export type IngestPhase = 'stage' | 'check' | 'merge' | 'derive';
+export type IngestPhase = 'stage' | 'check' | 'merge' | 'rebuild indexes' | 'derive';
 
 export interface IngestOptions {
   /**
@@ -63,6 +65,8 @@ export interface IngestOptions {
   /** Called after each staged record (cheap; the caller throttles what it shows). */
   onRecord?: (count: number) => void;
   onPhase?: (phase: IngestPhase, ms: number) => void;
+  /** Called after each statement of the merge, named by kind and step (`claim: upsert`). */
+  onStep?: (step: string, ms: number) => void;
 }
 
 /** How many problems of one sort are reported before stopping. */
@@ -97,7 +101,19 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         await stager.flush();
       });
       await phase('check', () => checkDuplicates(session));
-      const summary = await phase('merge', () => merge(session, stager));
+      // Loading an empty database: the large child tables get their indexes and constraints rebuilt
+      // once at the end (a sorted build is far faster than a million index insertions), as the seed
+      // writer does. It takes those tables for the transaction: readers of them wait until the commit.
+      const [{ empty } = { empty: false }] = await session.query<{ empty: boolean }>(
+        sql.raw(`SELECT ${['campaigns', ...BULK_TABLES].map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
+      );
+      const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
+      const summary = await phase('merge', () => merge(session, stager, empty, options.onStep));
+      if (restore.length > 0) {
+        await phase('rebuild indexes', async () => {
+          for (const statement of restore) await session.query(sql.raw(statement));
+        });
+      }
       const changed = Object.values(summary).some((counts) => counts.inserted + counts.updated + counts.deleted > 0);
       if (derived === 'deferred') await phase('derive', () => deriveAll(session, changed));
       if (options.dryRun) throw new DryRunRollback(summary);
@@ -122,21 +138,37 @@ async function checkDuplicates(session: BulkSession): Promise<void> {
 }
 
 /** Upserts kind by kind in reference order (each checked against what is merged by then), then deletions in reverse. */
-async function merge(session: BulkSession, stager: Stager): Promise<IngestSummary> {
+async function merge(
+  session: BulkSession,
+  stager: Stager,
+  bulk: boolean,
+  onStep: (step: string, ms: number) => void = () => undefined,
+): Promise<IngestSummary> {
+  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    const result = await work();
+    onStep(step, Date.now() - started);
+    return result;
+  };
   const summary = Object.fromEntries(
     RECORD_KINDS.map(({ kind }) => [kind, { inserted: 0, updated: 0, deleted: 0, unchanged: 0 }]),
   ) as IngestSummary;
   for (const { kind } of RECORD_KINDS) {
     if (stager.counts.get(kind)!.upserts === 0) continue;
-    await checkReferences(session, kind);
-    const { sql: upsert, countsRows } = upsertStatement(kind);
-    const rows = await run(session, kind, upsert);
+    await timed(`${kind}: check references`, () => checkReferences(session, kind));
+    const { sql: upsert, countsRows } = upsertStatement(kind, bulk);
+    const rows = await timed(`${kind}: upsert`, () => run(session, kind, upsert));
     if (countsRows) {
       const [counts] = rows as { inserted: number; updated: number }[];
       summary[kind].inserted = counts!.inserted;
       summary[kind].updated = counts!.updated;
     }
-    for (const statement of childStatements(kind)) await run(session, kind, statement);
+    const children = childStatements(kind, bulk);
+    if (children.length > 0) {
+      await timed(`${kind}: child rows`, async () => {
+        for (const statement of children) await run(session, kind, statement);
+      });
+    }
   }
   for (const { kind } of [...RECORD_KINDS].reverse()) {
     if (stager.counts.get(kind)!.deletions === 0) continue;

@@ -7,7 +7,7 @@ import { exportNdjson } from '../../src/ingest/export.js';
 import { importNdjson } from '../../src/ingest/ndjson-source.js';
 import { generateDataset } from '../../src/seed/dataset.js';
 import { DEMO_USER_ADDRESS } from '../../src/seed/reference.js';
-import { writeDataset } from '../../src/seed/writer.js';
+import { writeDataset } from '../../src/ingest/bulk-load.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertApiToken } from '../helpers/factories.js';

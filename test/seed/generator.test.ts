@@ -7,7 +7,7 @@ import { INCENTIVE_VARIANTS } from '../../src/schemas/incentives.js';
 import { SHARED_SCHEMAS } from '../../src/schemas/index.js';
 import { generateDataset } from '../../src/seed/dataset.js';
 import type { Rows, SeedTableName } from '../../src/seed/rows.js';
-import { writeDataset } from '../../src/seed/writer.js';
+import { writeDataset } from '../../src/ingest/bulk-load.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');

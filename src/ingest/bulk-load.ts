@@ -2,11 +2,14 @@ import { getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { BulkSession, Database, DatabaseHandle } from '../db/client.js';
 import { queryRows } from '../db/client.js';
-import { type Chunk, SEED_TABLES } from './rows.js';
+import { type Chunk, SEED_TABLES } from '../seed/rows.js';
 
 /**
- * Loads generated chunks into the database with COPY, the fastest way in. Column names and value
- * encodings come from the Drizzle tables, so the writer cannot drift from the schema.
+ * The write path's bulk strategy for rows whose internal keys the writer already chose (the seed
+ * generator's): COPY straight into the tables, the fastest way in, with the same deferral of the
+ * derived state as ingest() and the same set-based functions at the end. Column names and value
+ * encodings come from the Drizzle tables, so the writer cannot drift from the schema. ingest() uses
+ * setAsideIndexesAndConstraints() too, when it loads an empty database.
  */
 
 export interface WriteProgress {
@@ -155,7 +158,7 @@ function escapeCopyValue(value: string): string {
  * statements that restore them: keys first, then the other indexes, then the foreign keys that
  * depend on the keys. CHECK and NOT NULL constraints stay and check every row as it arrives.
  */
-async function setAsideIndexesAndConstraints(session: BulkSession, tables: string[]): Promise<string[]> {
+export async function setAsideIndexesAndConstraints(session: BulkSession, tables: string[]): Promise<string[]> {
   const constraints = await session.query<{ table: string; name: string; type: 'p' | 'u' | 'f'; definition: string }>(
     sql`SELECT quote_ident(t.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
                pg_get_constraintdef(k.oid) AS definition
