@@ -28,7 +28,11 @@ interface UpsertSpec {
   columns: Column[];
   /** The natural key of a written row as text, for ingest_touched (kinds with children). */
   touchedKey?: string;
+  /** A join the columns read from (`c`, the campaign a claim names): set-based, so it needs no index. */
+  join?: string;
 }
+
+const JOIN_NAMED_CAMPAIGN = `JOIN campaigns AS c ON c.public_id = (s.record->>'campaign') COLLATE "C"`;
 
 const text = (field: string) => `r->>'${field}'`;
 const cast = (field: string, type: string) => `(r->>'${field}')::${type}`;
@@ -168,8 +172,9 @@ const UPSERTS: UpsertSpec[] = [
     kind: 'claimSignature',
     table: 'claim_signatures',
     conflict: ['campaign_key', 'signature'],
+    join: JOIN_NAMED_CAMPAIGN,
     columns: [
-      col('campaign_key', `(SELECT c.key FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`),
+      col('campaign_key', 'c.key'),
       col('claimant', text('claimant')),
       col('incentive_id', cast('incentiveId', 'smallint')),
       col('signature', text('signature')),
@@ -181,8 +186,9 @@ const UPSERTS: UpsertSpec[] = [
     kind: 'claim',
     table: 'claims',
     conflict: ['chain_id', 'tx_hash', 'log_index'],
+    join: JOIN_NAMED_CAMPAIGN,
     columns: [
-      col('campaign_key', `(SELECT c.key FROM campaigns AS c WHERE c.public_id = (r->>'campaign') COLLATE "C")`),
+      col('campaign_key', 'c.key'),
       col('chain_id', cast('chainId', 'integer')),
       col('incentive_position', cast('incentivePosition', 'smallint')),
       col('claimant', text('claimant')),
@@ -198,11 +204,19 @@ const UPSERTS: UpsertSpec[] = [
 
 /**
  * The tables an import into an empty database loads with their indexes and constraints set aside
- * (ingest/write.ts): the large child tables, which nothing is looked up in while merging. Into
- * those, plain INSERTs: an empty table has nothing to conflict with, and the staging check already
+ * (ingest/write.ts): the large ones, which the merge reads only through joins (hash joins need no
+ * index). Into those, plain INSERTs: an empty table has nothing to conflict with, and the staging check already
  * refused duplicate keys.
  */
-export const BULK_TABLES = ['claims', 'claim_signatures', 'incentives', 'action_steps', 'allow_list_addresses', 'access_list_members'];
+export const BULK_TABLES = [
+  'campaigns',
+  'incentives',
+  'action_steps',
+  'claim_signatures',
+  'claims',
+  'allow_list_addresses',
+  'access_list_members',
+];
 
 /** The statement that upserts every staged (not deleted) record of a kind, and what it returns. */
 export function upsertStatement(kind: RecordKind, bulk = false): { sql: string; countsRows: boolean } {
@@ -210,7 +224,7 @@ export function upsertStatement(kind: RecordKind, bulk = false): { sql: string; 
   const names = spec.columns.map((column) => column.name);
   const updated = spec.columns.filter((column) => !column.insertOnly && !spec.conflict.includes(column.name)).map((column) => column.name);
   const source = `SELECT ${spec.columns.map((column) => `${column.value} AS ${column.name}`).join(',\n         ')}
-    FROM ${stageTable(kind)} AS s, LATERAL (SELECT s.record AS r) AS x
+    FROM ${stageTable(kind)} AS s ${spec.join ?? ''}, LATERAL (SELECT s.record AS r) AS x
    WHERE NOT s.deleted
    ORDER BY s.line`;
   const onConflict =

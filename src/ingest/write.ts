@@ -101,11 +101,11 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         await stager.flush();
       });
       await phase('check', () => checkDuplicates(session));
-      // Loading an empty database: the large child tables get their indexes and constraints rebuilt
+      // Loading an empty database: the large tables get their indexes and constraints rebuilt
       // once at the end (a sorted build is far faster than a million index insertions), as the seed
       // writer does. It takes those tables for the transaction: readers of them wait until the commit.
       const [{ empty } = { empty: false }] = await session.query<{ empty: boolean }>(
-        sql.raw(`SELECT ${['campaigns', ...BULK_TABLES].map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
+        sql.raw(`SELECT ${BULK_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
       );
       const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
       const summary = await phase('merge', () => merge(session, stager, empty, options.onStep));
