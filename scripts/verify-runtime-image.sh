@@ -3,7 +3,8 @@
 # image shows up here rather than in production:
 #   - a clean copy with production dependencies only (npm ci --omit=dev), dist/ and migrations/;
 #   - the migrate command, then the seed command, from the built output, against a scratch
-#     PostgreSQL database on 127.0.0.1:5432 (created here, dropped on exit);
+#     PostgreSQL database on 127.0.0.1:5432 (created here, dropped on exit); then export, import of
+#     the export into a second empty database, and a byte-identical export of that copy;
 #   - the image's CMD with MIGRATE_ON_START=false, probed with the Dockerfile's own HEALTHCHECK
 #     until ready, one API call, then SIGTERM: the process must exit 0.
 # A production module importing a devDependency fails here with ERR_MODULE_NOT_FOUND.
@@ -14,12 +15,15 @@ ROOT=$PWD
 PG_ADMIN_URL=${VERIFY_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SCRATCH_DB="campaign_image_$$"
 DATABASE_URL="${PG_ADMIN_URL%/*}/$SCRATCH_DB"
+SCRATCH_DB_COPY="campaign_image_copy_$$"
+COPY_URL="${PG_ADMIN_URL%/*}/$SCRATCH_DB_COPY"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/campaign-image.XXXXXX")
 SERVER_PID=""
 
 cleanup() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then kill -KILL "$SERVER_PID" || true; fi
   psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS \"$SCRATCH_DB\" WITH (FORCE)" >/dev/null 2>&1 || true
+  psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS \"$SCRATCH_DB_COPY\" WITH (FORCE)" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -53,6 +57,13 @@ run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/migrate.js || fail "the 
 
 echo "::: seed: node dist/cli/seed.js --campaigns 30 --claims 300"
 run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/seed.js --campaigns 30 --claims 300 || fail "the seed command"
+
+echo "::: export, then import into an empty database: node dist/cli/export.js, node dist/cli/import.js"
+run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/export.js --out "$WORK/export.ndjson" || fail "the export command"
+psql "$PG_ADMIN_URL" -qc "CREATE DATABASE \"$SCRATCH_DB_COPY\""
+run_in_image DATABASE_URL="$COPY_URL" node dist/cli/import.js "$WORK/export.ndjson" >/dev/null || fail "the import command"
+run_in_image DATABASE_URL="$COPY_URL" node dist/cli/export.js >"$WORK/copy.ndjson" || fail "the export of the copy"
+cmp -s "$WORK/export.ndjson" "$WORK/copy.ndjson" || fail "the imported copy exports differently from its source"
 
 PORT=$(node -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 echo "::: start: node dist/server.js on port $PORT (MIGRATE_ON_START=false)"
@@ -90,4 +101,4 @@ SERVER_PID=""
 [ "$status" -eq 0 ] || fail "the server exited with $status after SIGTERM"
 grep -q '"msg":"stopped"' "$WORK/server.log" || fail "no 'stopped' line in the server log"
 
-echo "verify-runtime-image: OK (production install, migrate, seed, start, ready, SIGTERM -> exit 0)"
+echo "verify-runtime-image: OK (production install, migrate, seed, export, import, start, ready, SIGTERM -> exit 0)"
