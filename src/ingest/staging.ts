@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession } from '../db/client.js';
-import { stageTable } from './merge.js';
+import { CLAIM_STAGING_COLUMNS, stageTable } from './merge.js';
 import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
 
 /**
@@ -14,9 +14,11 @@ const CHUNK_BYTES = 1 << 20;
 
 export async function createStagingTables(session: BulkSession): Promise<void> {
   for (const { kind } of RECORD_KINDS) {
+    const body =
+      kind === 'claim' ? CLAIM_STAGING_COLUMNS.map(([column, type]) => `${column} ${type}`).join(', ') : 'record jsonb NOT NULL';
     await session.query(
       sql.raw(`CREATE TEMPORARY TABLE ${stageTable(kind)} (line bigint NOT NULL, deleted boolean NOT NULL, key text NOT NULL,
-                 record jsonb NOT NULL) ON COMMIT DROP`),
+                 ${body}) ON COMMIT DROP`),
     );
   }
   await session.query(sql.raw(`CREATE TEMPORARY TABLE ingest_touched (kind text NOT NULL, key text NOT NULL, change text NOT NULL) ON COMMIT DROP`));
@@ -41,8 +43,7 @@ export class Stager {
     const counts = this.counts.get(record.kind)!;
     if (deleted) counts.deletions++;
     else counts.upserts++;
-    // JSON never holds a raw tab or newline; a backslash is COPY's escape and is doubled.
-    const row = `${line}\t${deleted ? 't' : 'f'}\t${escapeCopy(key)}\t${JSON.stringify(record).replace(/\\/g, '\\\\')}`;
+    const row = `${line}\t${deleted ? 't' : 'f'}\t${escapeCopy(key)}\t${record.kind === 'claim' ? claimColumns(record) : documentColumn(record)}`;
     const buffer = this.buffers.get(record.kind) ?? [];
     buffer.push(row);
     this.buffers.set(record.kind, buffer);
@@ -56,6 +57,10 @@ export class Stager {
     await this.sending;
   }
 
+  private columnsOf(kind: RecordKind): string[] {
+    return ['line', 'deleted', 'key', ...(kind === 'claim' ? CLAIM_STAGING_COLUMNS.map(([column]) => column) : ['record'])];
+  }
+
   private async send(kind: RecordKind): Promise<void> {
     const rows = this.buffers.get(kind);
     if (!rows || rows.length === 0) return;
@@ -63,10 +68,24 @@ export class Stager {
     this.sizes.set(kind, 0);
     await this.sending;
     const data = `${rows.join('\n')}\n`;
-    this.sending = this.session.copyFrom(stageTable(kind), ['line', 'deleted', 'key', 'record'], data);
+    this.sending = this.session.copyFrom(stageTable(kind), this.columnsOf(kind), data);
     // Awaited by the next send or flush; handled now so that a failure is never "unhandled".
     this.sending.catch(() => undefined);
   }
+}
+
+/** JSON never holds a raw tab or newline; a backslash is COPY's escape and is doubled. */
+function documentColumn(record: IngestRecord): string {
+  return JSON.stringify(record).replace(/\\/g, '\\\\');
+}
+
+/** A claim's fields in CLAIM_STAGING_COLUMNS order; validated values (digits, hex, ISO times) need no escaping. */
+function claimColumns(record: IngestRecord): string {
+  const fields = record as unknown as Record<string, string | number | undefined>;
+  return CLAIM_STAGING_COLUMNS.map(([, , field]) => {
+    const value = fields[field];
+    return value === undefined ? '\\N' : String(value);
+  }).join('\t');
 }
 
 function escapeCopy(value: string): string {
