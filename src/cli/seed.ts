@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { DEFAULT_SEED, generateDataset } from '../seed/dataset.js';
 import { hasCampaigns, truncateDataset, writeDataset } from '../ingest/bulk-load.js';
+import { loadBulkConfig } from './bulk-config.js';
 
 const USAGE = `Usage: npm run db:seed -- --campaigns N --claims M [--seed S] [--now ISO-8601] [--reset]
 
@@ -33,9 +34,7 @@ async function main(): Promise<void> {
   const now = values.now === undefined ? new Date() : new Date(values.now);
   if (Number.isNaN(now.getTime())) throw new UsageError('--now must be an ISO 8601 date-time');
 
-  // Bulk statements run longer than API queries; the API's time budgets do not apply here.
-  const config = { ...loadConfig(), DB_STATEMENT_TIMEOUT_MS: BULK_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS: BULK_TIMEOUT_MS + 1000 };
-  const database = await openDatabase(config);
+  const database = await openDatabase(loadBulkConfig());
   try {
     await database.migrate();
     if (values.reset) await truncateDataset(database.db);
@@ -70,8 +69,6 @@ async function main(): Promise<void> {
 }
 
 class UsageError extends Error {}
-
-const BULK_TIMEOUT_MS = 3_600_000;
 
 function parseCount(name: string, value: string): number {
   if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
+import { type IngestRecord, RECORD_KINDS } from './records.js';
 
 /**
  * Turns one parsed line into a record of its kind, or a sentence naming the field and the rule:
@@ -152,4 +152,3 @@ export function naturalKey(record: IngestRecord): string {
   }
 }
 
-export const isKind = (kind: string): kind is RecordKind => validators.has(kind);

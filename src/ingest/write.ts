@@ -1,17 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { setAsideIndexesAndConstraints } from './bulk-load.js';
-import {
-  BULK_TABLES,
-  childStatements,
-  deleteStatement,
-  duplicateKeyStatement,
-  missingIncentiveStatement,
-  missingReferenceStatement,
-  REFERENCES,
-  stageTable,
-  upsertStatement,
-} from './merge.js';
+import { duplicateKeyStatement, missingIncentiveStatement, missingReferenceStatement, REFERENCES } from './checks.js';
+import { BULK_TABLES, deleteStatement, stageTable, upsertStatement } from './merge.js';
+import { childStatements } from './merge-children.js';
 import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
 import { createStagingTables, Stager } from './staging.js';
 
