@@ -75,7 +75,11 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_GRACE_MS: milliseconds(10_000, 'Time in-flight requests get to finish on SIGTERM before the process exits'),
   CLAIM_WINDOW_REFRESH_MS: milliseconds(
     30_000,
-    'How often the claim-volume snapshot behind trending and explore contracts is rebuilt; volumes stay exact in between',
+    'How often explore contracts rereads which campaigns target which named contracts, when campaigns changed; claim volumes are exact at every request regardless',
+  ),
+  CLAIM_FEED_POLL_MS: milliseconds(
+    1000,
+    'How often an idle server reads the claim change feed in the background (requests read it themselves)',
   ),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
   BASE_URL: Type.Optional(

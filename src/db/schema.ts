@@ -469,3 +469,44 @@ export const campaignSetVersion = pgTable(
   },
   () => [check('campaign_set_version_single_row', sql`id = 1`)],
 );
+
+/** A transaction id that never wraps around (`pg_current_xact_id()`), and a snapshot of which ones were in progress. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' });
+
+/**
+ * Every change to the claims that claim volumes depend on, in the writing transaction (trigger
+ * `claims_record_changes`): +1 for a claim added, -1 for one removed, both for an update; a row with
+ * `sign` 0 says the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
+ * `xid` is the writer's transaction: a reader that saved `pg_current_snapshot()` finds exactly the
+ * changes committed since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers
+ * commit in. Rows are pruned once every reader must have seen them (see `claim_change_marks`).
+ */
+export const claimChanges = pgTable(
+  'claim_changes',
+  {
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+    campaignKey: integer('campaign_key'),
+    claimedAt: timestamptz('claimed_at'),
+    usdValue: usd('usd_value'),
+    sign: smallint('sign').notNull(),
+  },
+  (table) => [
+    index('claim_changes_xid_idx').on(table.xid),
+    check(
+      'claim_changes_shape',
+      sql`(sign IN (-1, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL)
+          OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL)`,
+    ),
+  ],
+);
+
+/**
+ * Snapshots taken by writers at most once a minute. Changes committed before a mark older than the
+ * retention are deleted: a reader polls far more often, and one that has not polled for half the
+ * retention reloads instead of reading the feed.
+ */
+export const claimChangeMarks = pgTable('claim_change_marks', {
+  takenAt: timestamptz('taken_at').primaryKey(),
+  snapshot: pgSnapshot('snapshot').notNull(),
+});

@@ -54,6 +54,8 @@ describe.skipIf(!adminUrl)('black box: graceful shutdown', () => {
       SHUTDOWN_GRACE_MS: '15000',
       LOG_LEVEL: 'info',
     });
+    // The claim volumes load in the background once the server is ready, reading campaigns: done before the lock.
+    expect(await eventually(() => Promise.resolve(server!.logs().includes('claim volumes loaded')), 5000)).toBe(true);
     const lock = await lockTable(database.url, 'campaigns');
     let inFlight: Promise<Awaited<ReturnType<typeof get>>> | undefined;
     try {

@@ -17,6 +17,8 @@ const EXPECTED_TABLES = [
   'campaign_documents',
   'campaign_set_version',
   'campaigns',
+  'claim_change_marks',
+  'claim_changes',
   'claim_signatures',
   'claims',
   'contracts',
