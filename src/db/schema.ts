@@ -445,9 +445,9 @@ export const apiTokens = pgTable(
 
 /**
  * Each campaign's list item and detail object, serialized once when the campaign, its incentives,
- * steps, allow list, tokens or claims change (by `refresh_campaigns()`, called from triggers), so a
- * read sends stored text instead of building JSON per request. `isActive` depends on the clock and
- * is added at read time.
+ * steps, allow list or tokens change (by `refresh_campaigns()`, called from triggers), so a read sends
+ * stored text instead of building JSON per request. What claims change comes from `campaign_live`
+ * and `isActive` (it depends on the clock) is decided per request: both are filled in at read time.
  */
 export const campaignDocuments = pgTable('campaign_documents', {
   campaignKey: integer('campaign_key')
@@ -455,6 +455,22 @@ export const campaignDocuments = pgTable('campaign_documents', {
     .references(() => campaigns.key, { onDelete: 'cascade' }),
   listItem: text('list_item').notNull(),
   detail: text('detail').notNull(),
+});
+
+/**
+ * The fields of a campaign's documents that claims change, kept apart so that a claim rewrites this
+ * short row rather than the documents (`refresh_campaign_totals()`): per incentive with live fields,
+ * in position order, its `claimedAmount` .. `remainingBalance` members; the list item's `usdSpend`,
+ * `tokenSpend` and `availableBudgetUsd`; the detail's `availableBudgetUsd`. The documents hold the
+ * placeholder U+0001 where these go, in that order; readers fill them in.
+ */
+export const campaignLive = pgTable('campaign_live', {
+  campaignKey: integer('campaign_key')
+    .primaryKey()
+    .references(() => campaigns.key, { onDelete: 'cascade' }),
+  incentiveFields: text('incentive_fields').array().notNull(),
+  listTotals: text('list_totals').notNull(),
+  detailTotals: text('detail_totals').notNull(),
 });
 
 /**

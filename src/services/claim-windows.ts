@@ -69,6 +69,24 @@ export class ClaimWindows {
     private readonly options: ClaimWindowsOptions,
   ) {}
 
+  /**
+   * Whether the volumes are loaded, waiting up to `timeoutMs` for the first load (begun now if the
+   * background job has not begun it yet). Readiness asks this.
+   */
+  async whenLoaded(timeoutMs: number): Promise<boolean> {
+    if (this.state) return true;
+    if (this.closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.sync().then(() => true, () => false), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Starts the background job: the first load, then a poll every `pollMs`. */
   start(): void {
     if (this.closed || this.timer) return;

@@ -83,10 +83,13 @@ describe('claim change feed', () => {
     await insertClaim(database.db, { campaignKey, usdValue: '1' });
     // The write left a mark; nothing is pruned while the newest mark is under a minute old.
     expect(await database.db.$count(claimChangeMarks)).toBe(1);
-    // A mark taken after that write, as if 11 minutes ago, and none newer.
+    // A mark taken right after that write's transaction, as if 11 minutes ago, and none newer. (Its
+    // snapshot is written out: a real one's xmin is held back by any transaction open on the server.)
     await database.db.delete(claimChangeMarks);
     await database.db.execute(
-      sql`INSERT INTO claim_change_marks (taken_at, snapshot) VALUES (clock_timestamp() - interval '11 minutes', pg_current_snapshot())`,
+      sql`INSERT INTO claim_change_marks (taken_at, snapshot)
+          SELECT clock_timestamp() - interval '11 minutes', (next || ':' || next || ':')::pg_snapshot
+            FROM (SELECT max(xid)::text::bigint + 1 AS next FROM claim_changes) AS after_write`,
     );
     await insertClaim(database.db, { campaignKey, usdValue: '2' });
     // The first claim's change committed before the old mark: gone. The second's stays, with a new mark.

@@ -15,6 +15,7 @@ const EXPECTED_TABLES = [
   'allow_lists',
   'api_tokens',
   'campaign_documents',
+  'campaign_live',
   'campaign_set_version',
   'campaigns',
   'claim_change_marks',
