@@ -103,10 +103,12 @@ export const ConfigSchema = Type.Object({
     default: 64,
     description: 'Memory the response cache may use; the oldest answers make room',
   }),
-  CORS_ORIGINS: Type.String({
-    default: '',
-    description: 'Browser origins allowed to call the API, comma-separated (https://app.example.com); * for any; empty = no CORS headers',
-  }),
+  CORS_ORIGINS: Type.Optional(
+    Type.String({
+      description:
+        'Browser origins allowed to read the API, comma-separated (https://app.example.com); * for any; none for no CORS headers at all (a gateway answers CORS). Unset: any origin may read the public operations, none the staging ones',
+    }),
+  ),
   RATE_LIMIT_MAX: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
@@ -158,8 +160,8 @@ export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_T
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: number;
   BASE_URL: string;
   STAGING_URL: string;
-  /** Allowed origins; `['*']` allows any; empty disables CORS. */
-  CORS_ORIGINS: string[];
+  /** Listed origins; `['*']` any; `[]` for `none` (no CORS at all); undefined when unset (src/plugins/external/cors.ts). */
+  CORS_ORIGINS: string[] | undefined;
   /** Trusted proxy addresses or CIDRs; empty trusts none. */
   TRUST_PROXY: string[];
 };
@@ -202,7 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       settings.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (settings.DATABASE_URL === undefined ? 0 : DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
     BASE_URL: baseUrl,
     STAGING_URL: settings.STAGING_URL ?? baseUrl,
-    CORS_ORIGINS: corsOrigins,
+    CORS_ORIGINS: corsOrigins.length === 0 ? undefined : corsOrigins[0] === CORS_NONE ? [] : corsOrigins,
     TRUST_PROXY: trustedProxies,
   };
 }
@@ -232,10 +234,14 @@ const splitList = (value: string) =>
 /** An origin is scheme://host[:port], exactly as a browser sends it in `Origin`: no path, no trailing slash. */
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 
+/** CORS_ORIGINS=none: the service sends no CORS header (empty would mean unset, as for every variable). */
+const CORS_NONE = 'none';
+
 function corsOriginProblems(origins: string[]): string[] {
   if (origins.includes('*') && origins.length > 1) return ['CORS_ORIGINS: * allows every origin; give it alone'];
+  if (origins.includes(CORS_NONE) && origins.length > 1) return ['CORS_ORIGINS: none turns CORS off; give it alone'];
   return origins
-    .filter((origin) => origin !== '*' && !ORIGIN.test(origin))
+    .filter((origin) => origin !== '*' && origin !== CORS_NONE && !ORIGIN.test(origin))
     .map((origin) => `CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin like https://app.example.com (no path, no trailing slash)`);
 }
 

@@ -54,8 +54,10 @@ Each client IP has a budget of requests per window (by default 600 per minute). 
 \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds); over budget the answer is a 429 with \`Retry-After\` (seconds).
 
 ## Browsers
-The origins the operator allows may call the API from a browser (CORS, GET/HEAD only). Scripts can read \`ETag\`,
-\`X-Request-Id\`, \`Retry-After\` and the \`X-RateLimit-*\` headers, and may send \`Authorization\`.
+By default a page on any origin may read the public operations (CORS, \`Access-Control-Allow-Origin: *\`, no
+credentials); the staging operations only from the origins the operator allows, who may also narrow the public ones.
+GET and HEAD only. Scripts can read \`ETag\`, \`X-Request-Id\`, \`Retry-After\` and the \`X-RateLimit-*\` headers, and
+may send \`Authorization\`.
 
 ## Conventions
 - Addresses match \`^0x[a-fA-F0-9]{40}$\`, are accepted in any case and returned in lowercase.
