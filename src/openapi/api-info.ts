@@ -11,8 +11,9 @@ action steps, campaigns trending by value claimed, the contracts campaigns targe
 access lists and profile. Every operation is a GET.
 
 ## Servers
-The first server serves the public operations; the second, the staging operations (\`/campaigns/accesslists\`,
-\`/users/profile\`). One deployment may serve both, and the two URLs may be the same.
+The document's server serves the public operations. The staging operations (\`/campaigns/accesslists\`,
+\`/users/profile\`) each name their own server, the staging one, which generated clients and this page use for them.
+One deployment may serve both, and the two URLs may be the same.
 
 ## Authentication
 The public operations need no credential. The staging operations need \`Authorization: Bearer <token>\`: a missing,
