@@ -19,7 +19,7 @@ const LogLevel = Type.Union(
     Type.Literal('trace'),
     Type.Literal('silent'),
   ],
-  { default: 'info', description: 'Lowest level of the JSON log lines written to stdout' },
+  { default: 'info', description: 'Lowest level of the log lines written to stdout' },
 );
 
 export const ConfigSchema = Type.Object({
@@ -40,6 +40,12 @@ export const ConfigSchema = Type.Object({
     Type.Boolean({ description: 'Fill an empty database with demo data at start; default: on for the embedded database' }),
   ),
   LOG_LEVEL: LogLevel,
+  LOG_FORMAT: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('pretty')], {
+      description:
+        'json: one JSON object a line; pretty: readable, coloured lines (pino-pretty, a devDependency). Default: pretty when stdout is a terminal and NODE_ENV is not production (npm start, npm run dev), json otherwise (pipes, files, the image)',
+    }),
+  ),
   MIGRATE_DATABASE_URL: Type.Optional(
     Type.String({
       pattern: '^postgres(ql)?://',
@@ -154,6 +160,8 @@ type Settings = Static<typeof ConfigSchema>;
 
 /** The settings as the app uses them: URLs resolved, lists split. */
 export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_TIMEOUT_MS' | 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS'> & {
+  /** json with NODE_ENV=production unless set; undefined: pretty on a terminal only (src/logger.ts). */
+  LOG_FORMAT: 'json' | 'pretty' | undefined;
   /** Resolved: DB_STATEMENT_TIMEOUT_MS + 1000 unless set. */
   DB_QUERY_TIMEOUT_MS: number;
   /** Resolved: 1000 on PostgreSQL, 0 (off) on the embedded database, unless set. */
@@ -199,6 +207,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;
   return {
     ...settings,
+    // Production logs are for machines, even when someone runs the image with a terminal attached.
+    LOG_FORMAT: settings.LOG_FORMAT ?? (env.NODE_ENV === 'production' ? 'json' : undefined),
     DB_QUERY_TIMEOUT_MS: settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS:
       settings.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (settings.DATABASE_URL === undefined ? 0 : DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
