@@ -54,6 +54,13 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
     });
+    // Offline: anything but this server (a CDN, a font, a validator badge) is refused and reported.
+    await page.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${baseUrl}/`) || url.startsWith('data:')) return route.continue();
+      problems.push(`left the server: ${url}`);
+      return route.abort();
+    });
 
     const response = await page.goto(`${baseUrl}/docs`);
     expect(response?.status()).toBe(200);
@@ -68,8 +75,16 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
       });
     }
     for (const operation of operations) expect(rendered, `${operation.method} ${operation.path}`).toContainEqual(operation);
-    expect(await page.title()).toBe('Swagger UI');
+    // The service's own name in the tab and in the top bar, not the framework's logo.
+    expect(await page.title()).toBe('Reward Campaign Service API');
     expect(await page.locator('.info .title').innerText()).toContain('Reward Campaign Service API');
+    const wordmark = page.locator('.topbar a.link img');
+    await wordmark.waitFor({ timeout: 10_000 });
+    const source = (await wordmark.getAttribute('src')) ?? '';
+    expect(source).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(Buffer.from(source.split(',')[1] ?? '', 'base64').toString('utf8')).toContain('Reward Campaign Service API');
+    expect(await page.locator('.topbar a.link svg').count(), "Swagger's own logo is gone").toBe(0);
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/\/theme\/favicon\.svg$/);
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

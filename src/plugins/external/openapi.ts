@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_DESCRIPTION, API_TAGS, API_TITLE, API_VERSION, SECURITY_SCHEMES } from '../../openapi/api-info.js';
 import { withAppWideResponses } from '../../openapi/app-wide-responses.js';
+import { DOCS_BRANDING } from '../../openapi/docs-branding.js';
 import { withParameterExamples } from '../../openapi/parameter-examples.js';
 import { createResponseExamples } from '../../openapi/response-examples.js';
 
@@ -42,6 +43,8 @@ export const openApi = fp<OpenApiOptions>(
 
     await app.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
+      // The service's title, wordmark and favicon, not the framework's.
+      ...DOCS_BRANDING,
       uiConfig: { deepLinking: true, displayOperationId: true, displayRequestDuration: true, tryItOutEnabled: false },
       // Replaces the API's deny-everything policy on the docs routes with what Swagger UI needs:
       // its own scripts and styles, inline style attributes, data: images, and calls to both servers.
