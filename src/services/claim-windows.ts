@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import {
   type ClaimChangeRow,
-  type ClaimLoad,
+  type ClaimChunk,
   type ClaimWindowsRepository,
   type FeedPosition,
   loadFrom,
@@ -147,14 +147,12 @@ export class ClaimWindows {
   private async load(reason: string): Promise<void> {
     const started = Date.now();
     const now = this.now();
-    const loaded = await this.repository.load(loadFrom(now), LOAD_TIMEOUT_MS);
     const state = new ClaimVolumeState(now.getTime());
-    const publicIds = new Map(loaded.campaigns.keys.map((key, index) => [key, loaded.campaigns.public_ids[index]!]));
-    for (const chunk of loaded.chunks) {
-      state.apply(contributionsOf(chunk, publicIds));
+    const loaded = await this.repository.load(loadFrom(now), LOAD_TIMEOUT_MS, async (chunk) => {
+      state.apply(contributionsOf(chunk));
       // A week of claims is applied in slices: requests waiting on other things run in between.
       await new Promise((resolve) => setImmediate(resolve));
-    }
+    });
     if (this.targets?.version !== loaded.version) {
       this.targets = { version: loaded.version, contracts: (await this.repository.targetedContracts()).map(toTargets) };
     }
@@ -223,14 +221,15 @@ function toContribution(row: ClaimChangeRow, publicIds: Map<number, string>): Cl
   };
 }
 
-function* contributionsOf(chunk: ClaimLoad['chunks'][number], publicIds: Map<number, string>): Generator<ClaimContribution> {
-  for (let index = 0; index < chunk.campaign_keys.length; index++) {
-    const campaignKey = chunk.campaign_keys[index]!;
+function* contributionsOf({ campaigns, claims }: ClaimChunk): Generator<ClaimContribution> {
+  const publicIds = new Map(campaigns.keys.map((key, index) => [key, campaigns.public_ids[index]!]));
+  for (let index = 0; index < claims.campaign_keys.length; index++) {
+    const campaignKey = claims.campaign_keys[index]!;
     yield {
       campaignKey,
       publicId: publicIds.get(campaignKey) ?? '',
-      claimedAtUs: chunk.claimed_at_us[index]!,
-      usdMicros: chunk.usd_micros[index]!,
+      claimedAtUs: claims.claimed_at_us[index]!,
+      usdMicros: claims.usd_micros[index]!,
       sign: 1,
     };
   }
