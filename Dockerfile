@@ -5,7 +5,10 @@
 #   docker run IMAGE node dist/cli/migrate.js         -> apply migrations, then exit
 # `npm run verify:image` replays the runtime stage's steps on a machine without a Docker engine.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 LTS (security fixes until 2028-04-30), an exact version rather than the moving `24` tag, so
+# that an image rebuilt later runs what CI tested: scripts/with-image-node.sh reads this line and runs
+# CI's second test pass and `npm run verify:image` on the same release. Bump it here only.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

@@ -20,4 +20,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // The examples import types generated on demand (examples/api.d.ts), so they are outside the
+  // project's tsconfig; test/client/typed-client.test.ts type-checks them against fresh types.
+  { files: ['examples/**/*.ts'], ...tseslint.configs.disableTypeChecked },
 );

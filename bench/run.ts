@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { datasetUrl, type DatasetSize, ensureDataset, sampleParameters } from './dataset.js';
+import { startClaimWriter } from './claim-writer.js';
 import { drive, type LoadOptions, peakRss } from './load.js';
 import { type BenchRow, checkTargets, printTable } from './report.js';
 import { type Scenario, scenarios } from './scenarios.js';
@@ -14,7 +15,8 @@ import { type Scenario, scenarios } from './scenarios.js';
  * (the same bytes served from memory by bare Fastify), measured in the same run. See bench/README.md.
  */
 const USAGE = `Usage: npm run bench -- [--campaigns N] [--claims N] [--duration S] [--connections N]
-                       [--cache on|off|both] [--scale] [--only name,...] [--reseed] [--server-cpus LIST]`;
+                       [--cache on|off|both] [--scale] [--only name,...] [--reseed] [--server-cpus LIST]
+                       [--writes CLAIMS_PER_SECOND]`;
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     reseed: { type: 'boolean', default: false },
     'server-cpus': { type: 'string' },
+    writes: { type: 'string', default: '200' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -52,6 +55,13 @@ const BASELINES: Record<string, string> = {
   'list pageSize=100': '/baseline/list100',
   'trending 24h': '/baseline/trending',
 };
+
+/**
+ * The scenarios measured again while claims stream in (bench/claim-writer.ts), at `--writes` single-claim
+ * transactions per second (0: none), with the response cache off.
+ */
+const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default'];
+const writesPerSecond = Number(values.writes);
 
 const rows: BenchRow[] = [];
 for (const size of sizes) {
@@ -103,13 +113,45 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
       results.push({ scenario: scenario.name, campaigns: size.campaigns, cache: cacheOn ? 'on' : 'off', ...result, peakRssMb, index });
       log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms`);
     }
+    const live = cacheOn || writesPerSecond === 0 ? [] : await withWrites(server.pid!, baseUrl, url, results, selected);
     await stop(server);
     await withCeiling(results, selected, bodies);
     if (!cacheOn) await withBaseline(results, url);
-    return results;
+    return [...results, ...live];
   } finally {
     await stop(server);
   }
+}
+
+/**
+ * The live scenarios again, each while the claim writer inserts `writesPerSecond` claims per second:
+ * rows named `<scenario> +writes`, with the ratio to the same scenario without writes, measured just before.
+ */
+async function withWrites(pid: number, baseUrl: string, url: string, results: BenchRow[], selected: Scenario[]): Promise<BenchRow[]> {
+  const live: BenchRow[] = [];
+  for (const row of results.filter((result) => LIVE_SCENARIOS.includes(result.scenario))) {
+    const scenario = selected[row.index]!;
+    const writer = await startClaimWriter(url, writesPerSecond);
+    const { result, peakRssMb } = await peakRss(pid, () => drive(baseUrl, scenario, load));
+    const writes = await writer.stop();
+    live.push({
+      ...row,
+      ...result,
+      peakRssMb,
+      scenario: `${row.scenario} +writes`,
+      ratioToNoWrites: Math.round((100 * result.requestsPerSecond) / Math.max(1, row.requestsPerSecond)) / 100,
+      writes: { perSecond: Math.round(writes.inserted / load.durationSeconds), ...writes },
+      ceilingRequestsPerSecond: undefined,
+      ratioToCeiling: undefined,
+      baselineRequestsPerSecond: undefined,
+      ratioToBaseline: undefined,
+    });
+    log(
+      `  ${scenario.name} with ${writesPerSecond} claims/s: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms ` +
+        `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)`,
+    );
+  }
+  return live;
 }
 
 /** Adds to each row with a straightforward counterpart that counterpart's requests per second, and the ratio. */

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Replays the Dockerfile's runtime stage on a machine without a Docker engine, so that a broken
 # image shows up here rather than in production:
+#   - on the image's Node (the Dockerfile's NODE_IMAGE version, through scripts/with-image-node.sh),
+#     not the machine's;
 #   - a clean copy with production dependencies only (npm ci --omit=dev), dist/ and migrations/;
 #   - the migrate command, then the seed command, from the built output, against a scratch
 #     PostgreSQL database on 127.0.0.1:5432 (created here, dropped on exit); then export, import of
@@ -11,6 +13,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+
+# Re-run under the image's Node unless already there; every node and npm below is that one.
+if [ "$(node --version)" != "v${IMAGE_NODE_VERSION:-none}" ]; then exec bash scripts/with-image-node.sh bash "$0" "$@"; fi
+echo "::: on the image's Node: $(command -v node) $(node --version)"
 
 PG_ADMIN_URL=${VERIFY_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 SCRATCH_DB="campaign_image_$$"

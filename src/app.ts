@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
+import { claimWindowsLifecycle } from './plugins/claim-windows.js';
 import { errorHandler } from './plugins/error-handler.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
@@ -51,6 +52,8 @@ export interface AppDependencies {
   clock?: () => Date;
   /** Start-up work still pending (migrations), during which the API answers 503 (default: none). */
   startup?: StartupStatus;
+  /** The claim volumes of the activity routes (default: one over `database`, started and closed with the app). */
+  claimWindows?: ClaimWindows;
 }
 
 /**
@@ -59,7 +62,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -120,10 +123,17 @@ export async function buildApp(
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db));
   app.decorate('clock', clock);
-  app.decorate(
-    'claimWindows',
-    new ClaimWindows(app.repositories.claimWindows, { refreshMs: config.CLAIM_WINDOW_REFRESH_MS, logger }),
-  );
+  await app.register(claimWindowsLifecycle, {
+    claimWindows:
+      claimWindows ??
+      new ClaimWindows(app.repositories.claimWindows, {
+        pollMs: config.CLAIM_FEED_POLL_MS,
+        targetsRefreshMs: config.CLAIM_WINDOW_REFRESH_MS,
+        logger,
+        startup,
+        clock,
+      }),
+  });
 
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
   await app.register(errorHandler);

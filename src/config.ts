@@ -19,7 +19,7 @@ const LogLevel = Type.Union(
     Type.Literal('trace'),
     Type.Literal('silent'),
   ],
-  { default: 'info', description: 'Lowest level of the JSON log lines written to stdout' },
+  { default: 'info', description: 'Lowest level of the log lines written to stdout' },
 );
 
 export const ConfigSchema = Type.Object({
@@ -40,6 +40,12 @@ export const ConfigSchema = Type.Object({
     Type.Boolean({ description: 'Fill an empty database with demo data at start; default: on for the embedded database' }),
   ),
   LOG_LEVEL: LogLevel,
+  LOG_FORMAT: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('pretty')], {
+      description:
+        'json: one JSON object a line; pretty: readable, coloured lines (pino-pretty, a devDependency). Default: pretty when stdout is a terminal and NODE_ENV is not production (npm start, npm run dev), json otherwise (pipes, files, the image)',
+    }),
+  ),
   MIGRATE_DATABASE_URL: Type.Optional(
     Type.String({
       pattern: '^postgres(ql)?://',
@@ -75,7 +81,11 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_GRACE_MS: milliseconds(10_000, 'Time in-flight requests get to finish on SIGTERM before the process exits'),
   CLAIM_WINDOW_REFRESH_MS: milliseconds(
     30_000,
-    'How often the claim-volume snapshot behind trending and explore contracts is rebuilt; volumes stay exact in between',
+    'How often explore contracts rereads which campaigns target which named contracts, when campaigns changed; claim volumes are exact at every request regardless',
+  ),
+  CLAIM_FEED_POLL_MS: milliseconds(
+    1000,
+    'How often an idle server reads the claim change feed in the background (requests read it themselves)',
   ),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
   BASE_URL: Type.Optional(
@@ -103,10 +113,12 @@ export const ConfigSchema = Type.Object({
     default: 64,
     description: 'Memory the response cache may use; the oldest answers make room',
   }),
-  CORS_ORIGINS: Type.String({
-    default: '',
-    description: 'Browser origins allowed to call the API, comma-separated (https://app.example.com); * for any; empty = no CORS headers',
-  }),
+  CORS_ORIGINS: Type.Optional(
+    Type.String({
+      description:
+        'Browser origins allowed to read the API, comma-separated (https://app.example.com); * for any; none for no CORS headers at all (a gateway answers CORS). Unset: any origin may read the public operations, none the staging ones',
+    }),
+  ),
   RATE_LIMIT_MAX: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
@@ -152,14 +164,16 @@ type Settings = Static<typeof ConfigSchema>;
 
 /** The settings as the app uses them: URLs resolved, lists split. */
 export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_TIMEOUT_MS' | 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS'> & {
+  /** json with NODE_ENV=production unless set; undefined: pretty on a terminal only (src/logger.ts). */
+  LOG_FORMAT: 'json' | 'pretty' | undefined;
   /** Resolved: DB_STATEMENT_TIMEOUT_MS + 1000 unless set. */
   DB_QUERY_TIMEOUT_MS: number;
   /** Resolved: 1000 on PostgreSQL, 0 (off) on the embedded database, unless set. */
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: number;
   BASE_URL: string;
   STAGING_URL: string;
-  /** Allowed origins; `['*']` allows any; empty disables CORS. */
-  CORS_ORIGINS: string[];
+  /** Listed origins; `['*']` any; `[]` for `none` (no CORS at all); undefined when unset (src/plugins/external/cors.ts). */
+  CORS_ORIGINS: string[] | undefined;
   /** Trusted proxy addresses or CIDRs; empty trusts none. */
   TRUST_PROXY: string[];
 };
@@ -197,12 +211,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;
   return {
     ...settings,
+    // Production logs are for machines, even when someone runs the image with a terminal attached.
+    LOG_FORMAT: settings.LOG_FORMAT ?? (env.NODE_ENV === 'production' ? 'json' : undefined),
     DB_QUERY_TIMEOUT_MS: settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS:
       settings.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (settings.DATABASE_URL === undefined ? 0 : DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
     BASE_URL: baseUrl,
     STAGING_URL: settings.STAGING_URL ?? baseUrl,
-    CORS_ORIGINS: corsOrigins,
+    CORS_ORIGINS: corsOrigins.length === 0 ? undefined : corsOrigins[0] === CORS_NONE ? [] : corsOrigins,
     TRUST_PROXY: trustedProxies,
   };
 }
@@ -232,10 +248,14 @@ const splitList = (value: string) =>
 /** An origin is scheme://host[:port], exactly as a browser sends it in `Origin`: no path, no trailing slash. */
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 
+/** CORS_ORIGINS=none: the service sends no CORS header (empty would mean unset, as for every variable). */
+const CORS_NONE = 'none';
+
 function corsOriginProblems(origins: string[]): string[] {
   if (origins.includes('*') && origins.length > 1) return ['CORS_ORIGINS: * allows every origin; give it alone'];
+  if (origins.includes(CORS_NONE) && origins.length > 1) return ['CORS_ORIGINS: none turns CORS off; give it alone'];
   return origins
-    .filter((origin) => origin !== '*' && !ORIGIN.test(origin))
+    .filter((origin) => origin !== '*' && origin !== CORS_NONE && !ORIGIN.test(origin))
     .map((origin) => `CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin like https://app.example.com (no path, no trailing slash)`);
 }
 

@@ -2,7 +2,7 @@ import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { prepareDemo } from './demo.js';
-import { createLogger } from './logger.js';
+import { createServerLogger } from './logger.js';
 import { STARTED, StartupWork } from './startup.js';
 
 /**
@@ -15,7 +15,7 @@ import { STARTED, StartupWork } from './startup.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config);
+  const logger = await createServerLogger(config);
   const database = await openDatabase(config, logger);
   logger.info({ database: database.location }, 'database opened');
   if (config.MIGRATE_DATABASE_URL && database.kind === 'pglite') {

@@ -55,9 +55,10 @@ describe('loadConfig', () => {
     expect((caught as ConfigError).message).toContain('"eighty"');
   });
 
-  it('defaults the operations settings: no CORS, no trusted proxy, 600 requests a minute, max-age 10, metrics on', () => {
+  it('defaults the operations settings: CORS unset (the default policy), no trusted proxy, 600 requests a minute, max-age 10, metrics on', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toBeUndefined();
+    expect(loadConfig({ CORS_ORIGINS: ' , ' }).CORS_ORIGINS).toBeUndefined();
     expect(loadConfig({})).toMatchObject({
-      CORS_ORIGINS: [],
       TRUST_PROXY: [],
       RATE_LIMIT_MAX: 600,
       RATE_LIMIT_WINDOW_MS: 60_000,
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
     expect(config.CORS_ORIGINS).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect(config.TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
     expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+    expect(loadConfig({ CORS_ORIGINS: 'none' }).CORS_ORIGINS).toEqual([]);
   });
 
   it.each(['true', 'TRUE', '10.0.0.1,true'])('rejects TRUST_PROXY=%s: it would trust every client', (value) => {
@@ -84,7 +86,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY: ".*" is not an IP address, a CIDR/);
   });
 
-  it.each(['https://app.example.com/', 'app.example.com', 'https://app.example.com/path', '*,https://a.example.com'])(
+  it.each(['https://app.example.com/', 'app.example.com', 'https://app.example.com/path', '*,https://a.example.com', 'none,https://a.example.com'])(
     'rejects CORS_ORIGINS=%s',
     (value) => {
       expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);

@@ -14,6 +14,8 @@ import { type TestDatabaseServer, withDatabase } from './helpers/test-server.js'
  * It migrates one template database; every test file clones its own database from it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // CI runs the suite on two Node versions; the log says which one this run proves.
+  console.log(`tests run on Node ${process.version} (${process.execPath})`);
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     console.log(`tests use PostgreSQL from TEST_DATABASE_URL (${new URL(url).host})`);

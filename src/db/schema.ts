@@ -459,9 +459,9 @@ export const apiTokens = pgTable(
 
 /**
  * Each campaign's list item and detail object, serialized once when the campaign, its incentives,
- * steps, allow list, tokens or claims change (by `refresh_campaigns()`, called from triggers), so a
- * read sends stored text instead of building JSON per request. `isActive` depends on the clock and
- * is added at read time.
+ * steps, allow list or tokens change (by `refresh_campaigns()`, called from triggers), so a read sends
+ * stored text instead of building JSON per request. What claims change comes from `campaign_live`
+ * and `isActive` (it depends on the clock) is decided per request: both are filled in at read time.
  */
 export const campaignDocuments = pgTable('campaign_documents', {
   campaignKey: integer('campaign_key')
@@ -469,6 +469,22 @@ export const campaignDocuments = pgTable('campaign_documents', {
     .references(() => campaigns.key, { onDelete: 'cascade' }),
   listItem: text('list_item').notNull(),
   detail: text('detail').notNull(),
+});
+
+/**
+ * The fields of a campaign's documents that claims change, kept apart so that a claim rewrites this
+ * short row rather than the documents (`refresh_campaign_totals()`): per incentive with live fields,
+ * in position order, its `claimedAmount` .. `remainingBalance` members; the list item's `usdSpend`,
+ * `tokenSpend` and `availableBudgetUsd`; the detail's `availableBudgetUsd`. The documents hold the
+ * placeholder U+0001 where these go, in that order; readers fill them in.
+ */
+export const campaignLive = pgTable('campaign_live', {
+  campaignKey: integer('campaign_key')
+    .primaryKey()
+    .references(() => campaigns.key, { onDelete: 'cascade' }),
+  incentiveFields: text('incentive_fields').array().notNull(),
+  listTotals: text('list_totals').notNull(),
+  detailTotals: text('detail_totals').notNull(),
 });
 
 /**
@@ -483,3 +499,44 @@ export const campaignSetVersion = pgTable(
   },
   () => [check('campaign_set_version_single_row', sql`id = 1`)],
 );
+
+/** A transaction id that never wraps around (`pg_current_xact_id()`), and a snapshot of which ones were in progress. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' });
+
+/**
+ * Every change to the claims that claim volumes depend on, in the writing transaction (trigger
+ * `claims_record_changes`): +1 for a claim added, -1 for one removed, both for an update; a row with
+ * `sign` 0 says the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
+ * `xid` is the writer's transaction: a reader that saved `pg_current_snapshot()` finds exactly the
+ * changes committed since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers
+ * commit in. Rows are pruned once every reader must have seen them (see `claim_change_marks`).
+ */
+export const claimChanges = pgTable(
+  'claim_changes',
+  {
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+    campaignKey: integer('campaign_key'),
+    claimedAt: timestamptz('claimed_at'),
+    usdValue: usd('usd_value'),
+    sign: smallint('sign').notNull(),
+  },
+  (table) => [
+    index('claim_changes_xid_idx').on(table.xid),
+    check(
+      'claim_changes_shape',
+      sql`(sign IN (-1, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL)
+          OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL)`,
+    ),
+  ],
+);
+
+/**
+ * Snapshots taken by writers at most once a minute. Changes committed before a mark older than the
+ * retention are deleted: a reader polls far more often, and one that has not polled for half the
+ * retention reloads instead of reading the feed.
+ */
+export const claimChangeMarks = pgTable('claim_change_marks', {
+  takenAt: timestamptz('taken_at').primaryKey(),
+  snapshot: pgSnapshot('snapshot').notNull(),
+});

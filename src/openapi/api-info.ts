@@ -11,8 +11,9 @@ action steps, campaigns trending by value claimed, the contracts campaigns targe
 access lists and profile. Every operation is a GET.
 
 ## Servers
-The first server serves the public operations; the second, the staging operations (\`/campaigns/accesslists\`,
-\`/users/profile\`). One deployment may serve both, and the two URLs may be the same.
+The document's server serves the public operations. The staging operations (\`/campaigns/accesslists\`,
+\`/users/profile\`) each name their own server, the staging one, which generated clients and this page use for them.
+One deployment may serve both, and the two URLs may be the same.
 
 ## Authentication
 The public operations need no credential. The staging operations need \`Authorization: Bearer <token>\`: a missing,
@@ -54,8 +55,10 @@ Each client IP has a budget of requests per window (by default 600 per minute). 
 \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds); over budget the answer is a 429 with \`Retry-After\` (seconds).
 
 ## Browsers
-The origins the operator allows may call the API from a browser (CORS, GET/HEAD only). Scripts can read \`ETag\`,
-\`X-Request-Id\`, \`Retry-After\` and the \`X-RateLimit-*\` headers, and may send \`Authorization\`.
+By default a page on any origin may read the public operations (CORS, \`Access-Control-Allow-Origin: *\`, no
+credentials); the staging operations only from the origins the operator allows, who may also narrow the public ones.
+GET and HEAD only. Scripts can read \`ETag\`, \`X-Request-Id\`, \`Retry-After\` and the \`X-RateLimit-*\` headers, and
+may send \`Authorization\`.
 
 ## Conventions
 - Addresses match \`^0x[a-fA-F0-9]{40}$\`, are accepted in any case and returned in lowercase.

@@ -4,7 +4,7 @@ import type { PageRequest } from '../schemas/common.js';
 import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, whereClause } from './campaign-filters.js';
 import { CountCache } from './count-cache.js';
-import { type JsonText, withIsActive } from './json-text.js';
+import { type JsonText, withIsActive, withLiveFields } from './json-text.js';
 
 export type CampaignSort = 'recently-deployed' | 'active';
 
@@ -24,7 +24,7 @@ export function createCampaignsRepository(db: Database) {
   return {
     async listCampaigns(filters: CampaignFilters, sort: CampaignSort, page: PageRequest, now: Date): Promise<CampaignPage> {
       const conditions = campaignFilterConditions(filters);
-      const rows = await queryRows<{ version: string; document: string | null; is_active: boolean | null }>(
+      const rows = await queryRows<{ version: string; document: string | null; live: string[] | null; is_active: boolean | null }>(
         db,
         // Active first among active campaigns only is newest first: without this, the empty inactive
         // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
@@ -33,7 +33,7 @@ export function createCampaignsRepository(db: Database) {
       );
       const version = rows[0]?.version ?? '';
       const items = rows.flatMap((row) =>
-        row.document === null ? [] : [withIsActive<CampaignListItem>(row.document, row.is_active === true)],
+        row.document === null ? [] : [withIsActive<CampaignListItem>(withLiveFields(row.document, row.live!), row.is_active === true)],
       );
 
       // The instant is not part of the key: the entry's validity window takes care of time.
@@ -58,13 +58,15 @@ export function createCampaignsRepository(db: Database) {
 
     /** The detail of a campaign by its normalised public ID, or null. */
     async findCampaignDetail(publicId: string, now: Date): Promise<JsonText<CampaignDetail> | null> {
-      const [row] = await queryRows<{ detail: string; is_active: boolean }>(
+      const [row] = await queryRows<{ detail: string; live: string[]; is_active: boolean }>(
         db,
-        sql`SELECT d.detail, ${isActiveAt(now)} AS is_active
-              FROM campaigns AS c JOIN campaign_documents AS d ON d.campaign_key = c.key
+        sql`SELECT d.detail, l.incentive_fields || l.detail_totals AS live, ${isActiveAt(now)} AS is_active
+              FROM campaigns AS c
+              JOIN campaign_documents AS d ON d.campaign_key = c.key
+              JOIN campaign_live AS l ON l.campaign_key = c.key
              WHERE c.public_id = ${publicId}`,
       );
-      return row ? withIsActive<CampaignDetail>(row.detail, row.is_active) : null;
+      return row ? withIsActive<CampaignDetail>(withLiveFields(row.detail, row.live), row.is_active) : null;
     },
   };
 }
@@ -109,11 +111,13 @@ function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now
             ORDER BY rank, block_timestamp DESC, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
   return sql`
     WITH page AS MATERIALIZED (${keys})
-    SELECT v.value AS version, d.list_item AS document, ${isActiveAt(now)} AS is_active
+    SELECT v.value AS version, d.list_item AS document, l.incentive_fields || l.list_totals AS live,
+           ${isActiveAt(now)} AS is_active
       FROM campaign_set_version AS v
       LEFT JOIN (page AS p
                  JOIN campaigns AS c ON c.key = p.key
-                 JOIN campaign_documents AS d ON d.campaign_key = p.key) ON true
+                 JOIN campaign_documents AS d ON d.campaign_key = p.key
+                 JOIN campaign_live AS l ON l.campaign_key = p.key) ON true
      ORDER BY p.rank, p.block_timestamp DESC, p.public_id`;
 }
 

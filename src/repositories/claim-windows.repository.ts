@@ -11,35 +11,41 @@ export const WINDOW_NAMES = Object.keys(CLAIM_WINDOWS) as ClaimWindow[];
 const LONGEST_MS = CLAIM_WINDOWS['7d'];
 
 /**
- * Per window claim counts and USD volumes (in micro-dollars) of every campaign with claims in the
- * last seven days, as columns: a hundred thousand campaigns arrive as a few dozen rows of arrays,
- * not as a hundred thousand row objects.
+ * Where a reader is in the claim change feed: the snapshot its state reflects (`pg_current_snapshot()`
+ * as text) and the database's clock when it was taken.
  */
-export interface WindowSnapshotColumns {
+export interface FeedPosition {
+  snapshot: string;
+  atMs: number;
+}
+
+/** Claims of consecutive campaigns, as columns: a chunk arrives as one row of arrays, not a row per claim. */
+export interface ClaimColumns {
   campaign_keys: number[];
-  public_ids: string[];
-  /** Per window, in WINDOW_NAMES order. */
-  claims: number[][];
-  usd_micros: number[][];
+  claimed_at_us: number[];
+  usd_micros: number[];
 }
 
-/** What a snapshot is built from. */
-export interface WindowSnapshot {
-  maxClaimId: string;
-  version: string;
-  columns: WindowSnapshotColumns;
-  /** Counted claims near a window's trailing edge, or in the future (see `snapshot`). */
-  edges: ClaimChangeRow[];
+/** A slice of what a load reads: the claims of a range of campaigns, and those campaigns' public IDs. */
+export interface ClaimChunk {
+  campaigns: { keys: number[]; public_ids: string[] };
+  claims: ClaimColumns;
 }
 
-/** A claim whose window membership can differ between the snapshot and a later instant. */
+/** A change from the feed; `sign` 0 says the claims were reloaded wholesale. */
 export interface ClaimChangeRow {
   campaign_key: number;
-  public_id: string;
-  claimed_at_ms: number;
-  usd_value: string;
-  /** Inserted after the snapshot (id above its highest claim id). */
-  is_new: boolean;
+  claimed_at_us: number;
+  usd_micros: number;
+  sign: -1 | 0 | 1;
+}
+
+export interface FeedChanges {
+  position: FeedPosition;
+  /** The campaign set's version (`campaign_set_version`): which contracts campaigns target changes only with it. */
+  version: string;
+  /** Undefined when there were more than the caller can take at once: reload instead. */
+  changes: ClaimChangeRow[] | undefined;
 }
 
 /** A named contract and the campaigns whose steps target it, with their block times. */
@@ -51,49 +57,95 @@ export interface TargetedContractRow {
   block_timestamps: number[];
 }
 
+const position = sql`pg_current_snapshot()::text AS snapshot,
+                     (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8 AS at_ms,
+                     (SELECT value::text FROM campaign_set_version) AS version`;
+
 export function createClaimWindowsRepository(db: Database) {
   return {
     /**
-     * Everything a snapshot at `at` needs, in one view of the database: the highest claim id it
-     * covers, the campaign set's version, the volumes per campaign and window (one pass over the
-     * last seven days of claims), and the claims it counted that will leave a window, or are still
-     * in the future, within `horizonMs` of `at`: a request up to then corrects the windows' trailing
-     * edges from these, without the database.
+     * Every claim made after `from` (including those in the future), as of one snapshot, handed to
+     * `onChunk` a range of campaign keys at a time (so that a week of claims never sits in memory
+     * as one result), with the public IDs of those campaigns. Resolves with the feed position the
+     * claims are as of.
      */
-    async snapshot(at: Date, horizonMs: number, timeoutMs: number, chunkSize = SNAPSHOT_CHUNK): Promise<WindowSnapshot> {
-      // A background job: one view for every statement, and a job's time budget, not an API request's.
+    async load(
+      from: Date,
+      timeoutMs: number,
+      onChunk: (chunk: ClaimChunk) => Promise<void> | void,
+      keysPerChunk = LOAD_CHUNK,
+    ): Promise<{ position: FeedPosition; version: string }> {
       return db.transaction(
         async (tx) => {
-          // Memory to aggregate a week of claims without spilling to disk (4 MB, the default, spilled ~40 MB at 1,000,000 claims).
-          await tx.execute(
-            sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true), set_config('work_mem', ${SNAPSHOT_WORK_MEM}, true)`,
-          );
-          const [head] = await queryRows<{ max_claim_id: string; version: string }>(
+          // A background job: a job's time budget, not an API request's.
+          await tx.execute(sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true)`);
+          // The first statement fixes the transaction's snapshot: the claims below are exactly those it shows.
+          const [head] = await queryRows<{ snapshot: string; at_ms: number; version: string; max_key: number | null }>(
             tx,
-            sql`SELECT coalesce(max(id), 0)::text AS max_claim_id, (SELECT value::text FROM campaign_set_version) AS version
-                  FROM claims`,
+            sql`SELECT ${position}, (SELECT max(key) FROM campaigns) AS max_key`,
           );
-          const maxClaimId = head?.max_claim_id ?? '0';
-          const chunks = await queryRows<Record<string, unknown>>(tx, snapshotQuery(at, maxClaimId, chunkSize));
-          const edges = await queryRows<ClaimChangeRow>(tx, edgeClaimsQuery(at, horizonMs, maxClaimId));
-          return { maxClaimId, version: head?.version ?? '0', columns: concatColumns(chunks), edges };
+          for (let low = 0; low <= (head!.max_key ?? -1); low += keysPerChunk) {
+            const high = low + keysPerChunk;
+            const [claims] = await queryRows<ClaimColumns>(
+              tx,
+              sql`SELECT coalesce(array_agg(campaign_key ORDER BY campaign_key, claimed_at), '{}') AS campaign_keys,
+                         coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at), '{}') AS claimed_at_us,
+                         coalesce(array_agg((usd_value * 1000000)::float8 ORDER BY campaign_key, claimed_at), '{}') AS usd_micros
+                    FROM claims
+                   WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}`,
+            );
+            if (claims!.campaign_keys.length === 0) continue;
+            const [campaigns] = await queryRows<ClaimChunk['campaigns']>(
+              tx,
+              sql`SELECT coalesce(array_agg(key), '{}') AS keys, coalesce(array_agg(public_id), '{}') AS public_ids
+                    FROM campaigns
+                   WHERE key = ANY(${sql.param([...new Set(claims!.campaign_keys)])}::integer[])`,
+            );
+            await onChunk({ campaigns: campaigns!, claims: claims! });
+          }
+          return { position: { snapshot: head!.snapshot, atMs: head!.at_ms }, version: head!.version };
         },
         { isolationLevel: 'repeatable read', accessMode: 'read only' },
       );
     },
 
-    /** Claims inserted after the snapshot (a primary-key range, normally short), and the campaign set's version. */
-    async claimsAfter(maxClaimId: string): Promise<{ version: string; rows: ClaimChangeRow[] }> {
-      const rows = await queryRows<ClaimChangeRow & { version: string }>(
+    /**
+     * The changes committed since `since` (not visible in its snapshot, visible now), whatever order
+     * their transactions committed in, with the new position. One statement, so one snapshot.
+     */
+    async changesSince(since: FeedPosition, limit = MAX_CHANGES): Promise<FeedChanges> {
+      const rows = await queryRows<ClaimChangeRow & { snapshot: string; at_ms: number; version: string }>(
         db,
-        sql`SELECT (SELECT value::text FROM campaign_set_version) AS version, w.campaign_key, c.public_id,
-                   (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms, w.usd_value::text AS usd_value,
-                   true AS is_new
-              FROM (SELECT 1) AS one
-              LEFT JOIN claims AS w ON w.id > ${maxClaimId}
-              LEFT JOIN campaigns AS c ON c.key = w.campaign_key`,
+        sql`SELECT now.snapshot, now.at_ms, now.version, ch.campaign_key, ch.claimed_at_us, ch.usd_micros, ch.sign
+              FROM (SELECT ${position}) AS now
+              LEFT JOIN LATERAL (
+                SELECT x.campaign_key, x.sign::integer AS sign,
+                       (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
+                       (x.usd_value * 1000000)::float8 AS usd_micros
+                  FROM claim_changes AS x
+                 WHERE x.xid >= pg_snapshot_xmin(${since.snapshot}::pg_snapshot)
+                   AND NOT pg_visible_in_snapshot(x.xid, ${since.snapshot}::pg_snapshot)
+                 LIMIT ${limit + 1}) AS ch ON true`,
       );
-      return { version: rows[0]?.version ?? '0', rows: rows.filter((row) => row.campaign_key !== null) };
+      const head = rows[0]!;
+      const changes = rows.filter((row) => row.sign !== null);
+      return {
+        position: { snapshot: head.snapshot, atMs: head.at_ms },
+        version: head.version,
+        changes: changes.length > limit ? undefined : changes,
+      };
+    },
+
+    /**
+     * The public IDs of campaigns the feed named for the first time. Apart from the feed, so that a
+     * poll reads only the feed (and is not held up by writes to the campaigns table).
+     */
+    async publicIds(keys: number[]): Promise<Map<number, string>> {
+      const rows = await queryRows<{ key: number; public_id: string }>(
+        db,
+        sql`SELECT key, public_id FROM campaigns WHERE key = ANY(${sql.param(keys)}::integer[])`,
+      );
+      return new Map(rows.map((row) => [row.key, row.public_id]));
     },
 
     /** Every named contract some campaign's action steps target, with those campaigns. */
@@ -114,75 +166,14 @@ export function createClaimWindowsRepository(db: Database) {
 
 export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsRepository>;
 
-/** work_mem of the snapshot's transaction only. */
-const SNAPSHOT_WORK_MEM = '64MB';
-
-/** Campaign keys per row of the snapshot: a row's arrays are parsed in one go, blocking the event loop meanwhile. */
-const SNAPSHOT_CHUNK = 1000;
+/** The oldest claims a load reads: those of the longest window before `now`. */
+export const loadFrom = (now: Date): Date => new Date(now.getTime() - LONGEST_MS);
 
 /**
- * Every window's count and USD sum per campaign, over claims up to `maxClaimId`: one pass over
- * seven days. A row per `chunkSize` consecutive campaign keys (at most that many campaigns), in key order.
+ * Campaign keys per chunk of a load: a chunk's arrays are parsed and applied in one go, blocking the
+ * event loop meanwhile (about 10,000 claims at a million claims per 100,000 campaigns).
  */
-function snapshotQuery(at: Date, maxClaimId: string, chunkSize: number) {
-  const filters = WINDOW_NAMES.map((name) => sql`claimed_at > ${new Date(at.getTime() - CLAIM_WINDOWS[name])}`);
-  const windowColumns = (prefix: string, type: string) =>
-    sql.join(
-      WINDOW_NAMES.map(
-        (_, index) =>
-          sql`array_agg(${sql.identifier(`${prefix}${index}`)} ORDER BY w.campaign_key)::${sql.raw(type)}[] AS ${sql.identifier(`${prefix}${index}`)}`,
-      ),
-      sql`, `,
-    );
-  return sql`SELECT array_agg(w.campaign_key ORDER BY w.campaign_key) AS campaign_keys,
-                    array_agg(w.public_id ORDER BY w.campaign_key) AS public_ids,
-                    ${windowColumns('n', 'integer')}, ${windowColumns('u', 'float8')}
-               FROM (SELECT v.*, c.public_id, v.campaign_key / ${chunkSize} AS chunk
-                       FROM (SELECT campaign_key,
-                                    ${sql.join(filters.map((filter, index) => sql`count(*) FILTER (WHERE ${filter})::integer AS ${sql.identifier(`n${index}`)}`), sql`, `)},
-                                    ${sql.join(filters.map((filter, index) => sql`(coalesce(sum(usd_value) FILTER (WHERE ${filter}), 0) * 1000000)::float8 AS ${sql.identifier(`u${index}`)}`), sql`, `)}
-                               FROM claims
-                              WHERE claimed_at > ${new Date(at.getTime() - LONGEST_MS)} AND claimed_at <= ${at} AND id <= ${maxClaimId}
-                              GROUP BY campaign_key) AS v
-                       JOIN campaigns AS c ON c.key = v.campaign_key) AS w
-              GROUP BY w.chunk
-              ORDER BY w.chunk`;
-}
+const LOAD_CHUNK = 1000;
 
-/**
- * Claims up to `maxClaimId` that leave a window between `at` and `at + horizonMs` (claimed in
- * (at - window, at - window + horizon]), or that are in the future at `at`. A claim in several
- * ranges is returned once.
- */
-function edgeClaimsQuery(at: Date, horizonMs: number, maxClaimId: string) {
-  const ranges = WINDOW_NAMES.map((name) => {
-    const from = at.getTime() - CLAIM_WINDOWS[name];
-    return sql`(w.claimed_at > ${new Date(from)} AND w.claimed_at <= ${new Date(from + horizonMs)})`;
-  });
-  return sql`SELECT w.campaign_key, c.public_id, (EXTRACT(EPOCH FROM w.claimed_at) * 1000)::float8 AS claimed_at_ms,
-                    w.usd_value::text AS usd_value, false AS is_new
-               FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
-              WHERE w.id <= ${maxClaimId} AND (w.claimed_at > ${at} OR ${sql.join(ranges, sql` OR `)})`;
-}
-
-/** The chunks' columns end to end (one array per window and measure, as numbers). */
-function concatColumns(chunks: Record<string, unknown>[]): WindowSnapshotColumns {
-  const columns: WindowSnapshotColumns = {
-    campaign_keys: [],
-    public_ids: [],
-    claims: WINDOW_NAMES.map(() => []),
-    usd_micros: WINDOW_NAMES.map(() => []),
-  };
-  const append = (into: number[], values: unknown) => {
-    for (const value of values as (number | string)[]) into.push(Number(value));
-  };
-  for (const chunk of chunks) {
-    append(columns.campaign_keys, chunk.campaign_keys);
-    columns.public_ids.push(...(chunk.public_ids as string[]));
-    WINDOW_NAMES.forEach((_, window) => {
-      append(columns.claims[window]!, chunk[`n${window}`]);
-      append(columns.usd_micros[window]!, chunk[`u${window}`]);
-    });
-  }
-  return columns;
-}
+/** More changes than this at once (a bulk write) are cheaper to reload than to read from the feed. */
+const MAX_CHANGES = 50_000;

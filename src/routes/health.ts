@@ -38,6 +38,8 @@ export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle; startu
         request.log.warn({ err: error }, 'readiness check failed');
         throw serviceUnavailable('database is not reachable');
       }
+      // Until then the activity routes would wait for the load (seconds with a week of busy claims).
+      if (!(await app.claimWindows.whenLoaded(READY_TIMEOUT_MS))) throw serviceUnavailable('starting: loading claim volumes');
       return { status: 'ok' as const };
     },
   );

@@ -1,4 +1,3 @@
-import type { ClaimWindow } from '../repositories/claim-windows.repository.js';
 import type {
   TrendingCampaignRow,
   TrendingFilters,
@@ -9,10 +8,11 @@ import type {
 import type { PageRequest } from '../schemas/common.js';
 import type { TrendingEntry } from '../schemas/trending.js';
 import { formatUnits, microsToNumber, usdMicrosOf } from './amounts.js';
-import type { CampaignVolume, ClaimWindows } from './claim-windows.js';
+import type { CampaignVolume, RankedWindow } from './claim-volume-state.js';
+import type { ClaimWindows } from './claim-windows.js';
 
 export interface TrendingRequest {
-  period: ClaimWindow & ('1h' | '24h');
+  period: RankedWindow;
   filters: TrendingFilters;
   claimant?: string;
   includeTokenMetadata: boolean;

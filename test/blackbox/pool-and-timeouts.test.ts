@@ -11,7 +11,7 @@ import {
   waitingOnLocks,
   withClient,
 } from './helpers/postgres.js';
-import { eventually, everyOperation, get, type ServerProcess, startServer } from './helpers/server-process.js';
+import { becameReady, eventually, everyOperation, get, type ServerProcess, startServer } from './helpers/server-process.js';
 
 /**
  * The built server against a scratch database on the run's PostgreSQL: a pool of one held by a
@@ -56,6 +56,8 @@ describe.skipIf(!adminUrl)('black box: pool, timeouts, lost connections', () => 
       DB_STATEMENT_TIMEOUT_MS: '20000',
       DB_APPLICATION_NAME: applicationName,
     });
+    // Ready (claim volumes loaded in the background, reading campaigns) before the lock.
+    expect(await becameReady(server)).toBe(true);
     const lock = await lockTable(database.url, 'campaigns');
     try {
       const blocked = get(`${server.url}/campaigns/${campaignId}`);

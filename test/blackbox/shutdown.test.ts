@@ -11,7 +11,7 @@ import {
   uniqueApplicationName,
   waitingOnLocks,
 } from './helpers/postgres.js';
-import { eventually, get, type ServerProcess, startServer } from './helpers/server-process.js';
+import { becameReady, eventually, get, type ServerProcess, startServer } from './helpers/server-process.js';
 
 /** SIGTERM to the built server with a request in flight (held by a table lock). */
 const adminUrl = postgresAdminUrl();
@@ -54,6 +54,8 @@ describe.skipIf(!adminUrl)('black box: graceful shutdown', () => {
       SHUTDOWN_GRACE_MS: '15000',
       LOG_LEVEL: 'info',
     });
+    // Ready (claim volumes loaded in the background, reading campaigns) before the lock.
+    expect(await becameReady(server)).toBe(true);
     const lock = await lockTable(database.url, 'campaigns');
     let inFlight: Promise<Awaited<ReturnType<typeof get>>> | undefined;
     try {

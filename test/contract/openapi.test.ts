@@ -20,6 +20,7 @@ interface Operation {
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
+  servers?: { url: string; description?: string }[];
   parameters?: { name: string; in: string; example?: unknown; examples?: unknown }[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
 }
@@ -72,11 +73,16 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('lists both servers, public first, even when their URLs are equal', () => {
-    expect(document.servers.map((server) => server.description)).toEqual([
-      'Public operations',
-      'Staging operations (access lists, user profile)',
-    ]);
+  it('lists the public server at the root, and the staging server on each staging operation, even when the URLs are equal', () => {
+    expect(document.servers.map((server) => server.description)).toEqual(['Public operations']);
+    for (const [name, operation] of operationsOf(document)) {
+      const path = name.split(' ')[1]!;
+      if (STAGING_PATHS.includes(path)) {
+        expect(operation.servers?.map((server) => server.description), name).toEqual(['Staging operations (access lists, user profile)']);
+      } else {
+        expect(operation.servers, name).toBeUndefined();
+      }
+    }
   });
 
   it('describes the tags campaigns, activity and staging', () => {
@@ -189,12 +195,18 @@ describe('GET /openapi.json', () => {
     await database.close();
   });
 
-  it('serves the document with the configured servers', async () => {
+  it('serves the document with the configured servers: BASE_URL at the root, STAGING_URL on the staging operations only', async () => {
     const response = await app.inject('/openapi.json');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     const served = response.json<Document>();
-    expect(served.servers.map((server) => server.url)).toEqual(['https://api.example.com', 'https://staging.example.com']);
+    expect(served.servers.map((server) => server.url)).toEqual(['https://api.example.com']);
+    const withServers = operationsOf(served).filter(([, operation]) => operation.servers !== undefined);
+    // The guarded test route is outside the staging scope: bearer security alone does not make it staging.
+    expect(withServers.map(([name, operation]) => [name, operation.servers?.map((server) => server.url)])).toEqual([
+      ['GET /campaigns/accesslists', ['https://staging.example.com']],
+      ['GET /users/profile', ['https://staging.example.com']],
+    ]);
   });
 
   it('applies bearerAuth to exactly the operations whose route declares it', async () => {

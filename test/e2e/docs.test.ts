@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -14,19 +11,17 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
  * security headers on, and every operation of the API document must be listed on the rendered
  * page. The operations are read from /openapi.json, so the test grows with the API.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.log(`docs e2e test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+const chromiumFound = hasChromium('docs e2e test');
 
 interface Document {
   paths: Record<string, Record<string, { operationId: string }>>;
 }
 
-describe.skipIf(!hasChromium)('GET /docs in Chromium', () => {
+describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
   let database: TestDatabase;
   let app: App;
   let browser: BrowserContext;
-  let profile: string;
+  let closeBrowser: (() => Promise<void>) | undefined;
   let baseUrl: string;
 
   beforeAll(async () => {
@@ -34,27 +29,12 @@ describe.skipIf(!hasChromium)('GET /docs in Chromium', () => {
     app = await buildTestApp(database);
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    profile = await mkdtemp(join(tmpdir(), 'campaign-docs-chromium-'));
-    // A fresh profile per run: nothing cached or remembered from an earlier run.
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    ({ browser, close: closeBrowser } = await launchChromium());
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser?.();
     await app?.close();
     await database?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('lists every operation of the API document, with no blocked asset or script error', async () => {
@@ -74,6 +54,13 @@ describe.skipIf(!hasChromium)('GET /docs in Chromium', () => {
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
     });
+    // Offline: anything but this server (a CDN, a font, a validator badge) is refused and reported.
+    await page.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${baseUrl}/`) || url.startsWith('data:')) return route.continue();
+      problems.push(`left the server: ${url}`);
+      return route.abort();
+    });
 
     const response = await page.goto(`${baseUrl}/docs`);
     expect(response?.status()).toBe(200);
@@ -88,8 +75,16 @@ describe.skipIf(!hasChromium)('GET /docs in Chromium', () => {
       });
     }
     for (const operation of operations) expect(rendered, `${operation.method} ${operation.path}`).toContainEqual(operation);
-    expect(await page.title()).toBe('Swagger UI');
+    // The service's own name in the tab and in the top bar, not the framework's logo.
+    expect(await page.title()).toBe('Reward Campaign Service API');
     expect(await page.locator('.info .title').innerText()).toContain('Reward Campaign Service API');
+    const wordmark = page.locator('.topbar a.link img');
+    await wordmark.waitFor({ timeout: 10_000 });
+    const source = (await wordmark.getAttribute('src')) ?? '';
+    expect(source).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(Buffer.from(source.split(',')[1] ?? '', 'base64').toString('utf8')).toContain('Reward Campaign Service API');
+    expect(await page.locator('.topbar a.link svg').count(), "Swagger's own logo is gone").toBe(0);
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/\/theme\/favicon\.svg$/);
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
+import type pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
 import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.js';
@@ -51,6 +52,10 @@ export const timedScenarioArbitrary = (campaigns: number, maxLaterMs: number, ma
 
 let nextLogIndex = 0;
 
+/** Micro-dollars as the six-decimal string the claims table stores. */
+export const usdText = (micros: number): string =>
+  `${Math.floor(micros / 1_000_000)}.${(micros % 1_000_000).toString().padStart(6, '0')}`;
+
 /** Inserts the claims, each of `campaignKeys[claim.campaign]`, at `origin + offsetMs`, with exact six-decimal USD values. */
 export async function insertTimedClaims(db: Database, campaignKeys: number[], origin: number, rows: TimedClaim[]): Promise<void> {
   if (rows.length === 0) return;
@@ -61,7 +66,7 @@ export async function insertTimedClaims(db: Database, campaignKeys: number[], or
       incentivePosition: 0,
       claimant: address(index + 1),
       amount: '1',
-      usdValue: `${Math.floor(row.usdMicros / 1_000_000)}.${(row.usdMicros % 1_000_000).toString().padStart(6, '0')}`,
+      usdValue: usdText(row.usdMicros),
       ethValueWei: '1',
       txHash: `0x${'0'.repeat(64)}`,
       // One transaction, many logs: the natural key (chain, transaction, log index) stays unique across calls.
@@ -69,4 +74,15 @@ export async function insertTimedClaims(db: Database, campaignKeys: number[], or
       claimedAt: new Date(origin + row.offsetMs),
     })),
   );
+}
+
+/** The same through a plain connection, so that a test can hold the transaction open. */
+export async function insertTimedClaimsOn(client: pg.ClientBase, campaignKeys: number[], origin: number, rows: TimedClaim[]): Promise<void> {
+  for (const [index, row] of rows.entries()) {
+    await client.query(
+      `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+       VALUES ($1, (SELECT chain_id FROM campaigns WHERE key = $1), 0, $2, 1, $3, 1, $4, $5, $6)`,
+      [campaignKeys[row.campaign], address(index + 1), usdText(row.usdMicros), `0x${'0'.repeat(64)}`, nextLogIndex++, new Date(origin + row.offsetMs)],
+    );
+  }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { insertApiToken, insertUser } from '../helpers/factories.js';
 
 const ALLOWED = 'https://app.example.com';
 
@@ -67,15 +68,32 @@ describe('CORS', () => {
     expect(response.json()).toEqual({ error: 'route GET /no/such/path not found' });
   });
 
-  it('sends no CORS header at all when CORS_ORIGINS is empty', async () => {
-    const closed = await buildTestApp(database);
+  it('sends no CORS header at all with CORS_ORIGINS=none (a gateway answers CORS)', async () => {
+    const closed = await buildTestApp(database, { CORS_ORIGINS: 'none' });
     try {
       const response = await closed.inject({ url: '/campaigns', headers: { origin: ALLOWED } });
       expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
-      expect((await closed.inject(preflight(ALLOWED))).headers['access-control-allow-origin']).toBeUndefined();
+      for (const url of ['/campaigns', '/users/profile']) {
+        const refused = await closed.inject(preflight(ALLOWED, url));
+        expect(refused.statusCode, url).toBe(405);
+        expect(Object.keys(refused.headers).filter((name) => name.startsWith('access-control-')), url).toEqual([]);
+      }
     } finally {
       await closed.close();
     }
+  });
+
+  it('lets a listed origin read a staging answer, and no other origin', async () => {
+    const user = await insertUser(database.db);
+    const { token } = await insertApiToken(database.db, user.id);
+    const asked = (origin: string) =>
+      app.inject({ url: '/users/profile', headers: { origin, authorization: `Bearer ${token}` } });
+    const allowed = await asked(ALLOWED);
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED);
+    const other = await asked('https://evil.example.net');
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('lets the allowed origin read errors too, a 429 and its Retry-After included', async () => {
@@ -91,13 +109,74 @@ describe('CORS', () => {
     }
   });
 
-  it('allows any origin with CORS_ORIGINS=*', async () => {
+  it('allows any origin with CORS_ORIGINS=*, on the staging operations too', async () => {
     const open = await buildTestApp(database, { CORS_ORIGINS: '*' });
     try {
       const response = await open.inject({ url: '/campaigns', headers: { origin: 'https://anyone.example.org' } });
       expect(response.headers['access-control-allow-origin']).toBe('*');
+      const staging = await open.inject(preflight('https://anyone.example.org', '/users/profile'));
+      expect(staging.statusCode).toBe(204);
+      expect(staging.headers['access-control-allow-origin']).toBe('*');
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('CORS by default (CORS_ORIGINS unset)', () => {
+  const FRONTEND = 'http://localhost:5173';
+  let database: TestDatabase;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database);
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it.each(['/campaigns', '/campaigns/1:0x0000000000000000000000000000000000000001:1', '/reward-kit/trending', '/explore/contracts'])(
+    'lets any origin read the public answer of %s, without credentials',
+    async (url) => {
+      const response = await app.inject({ url, headers: { origin: FRONTEND } });
+      expect(response.headers['access-control-allow-origin'], url).toBe('*');
+      expect(response.headers['access-control-allow-credentials'], url).toBeUndefined();
+      expect(String(response.headers['access-control-expose-headers'])).toContain('ETag');
+    },
+  );
+
+  it('answers a preflight for a public operation with 204, the methods and the headers', async () => {
+    const response = await app.inject(preflight(FRONTEND, '/campaigns?pageSize=5'));
+    expect(response.statusCode).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+    expect(response.headers['access-control-allow-headers']).toBe('Authorization, If-None-Match, X-Request-Id');
+    expect(response.headers['access-control-max-age']).toBe('600');
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it('gives no origin the staging operations: no preflight permission, no allow-origin on the answer', async () => {
+    const user = await insertUser(database.db);
+    const { token } = await insertApiToken(database.db, user.id);
+    for (const url of ['/campaigns/accesslists', '/users/profile']) {
+      const refused = await app.inject(preflight(FRONTEND, url));
+      expect(refused.statusCode, url).toBe(405);
+      expect(refused.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
+    // The actual answer is decided by its route, however the path is spelled.
+    for (const url of ['/users/profile', '/users/%70rofile']) {
+      const answer = await app.inject({ url, headers: { origin: FRONTEND, authorization: `Bearer ${token}` } });
+      expect(answer.statusCode, url).toBe(200);
+      expect(answer.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
+  });
+
+  it('treats an OPTIONS request that is no preflight as any other method: 405 in the envelope', async () => {
+    const response = await app.inject({ method: 'OPTIONS', url: '/campaigns' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.json()).toEqual({ error: expect.stringContaining('OPTIONS') as unknown });
   });
 });

@@ -49,6 +49,20 @@ describe('GET /docs with the security headers on', () => {
     expect(policy).toContain("frame-ancestors 'none'");
   });
 
+  it('names the page after the service, with its own wordmark and favicon instead of the framework\'s', async () => {
+    const html = (await app.inject('/docs')).body;
+    expect(html).toContain('<title>Reward Campaign Service API</title>');
+    expect(html).not.toMatch(/favicon-(16|32)x\d+\.png|Swagger UI<\/title>/);
+    const favicon = await app.inject('/docs/static/theme/favicon.svg');
+    expect(favicon.statusCode).toBe(200);
+    expect(favicon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+
+    const initializer = (await app.inject('/docs/static/swagger-initializer.js')).body;
+    const wordmark = /img\.src = 'data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)'/.exec(initializer)?.[1];
+    expect(wordmark, 'the top bar logo is replaced by an inline image').toBeDefined();
+    expect(Buffer.from(wordmark!, 'base64').toString('utf8')).toContain('>Reward Campaign Service API</text>');
+  });
+
   it('serves the document the page reads', async () => {
     const response = await app.inject('/docs/json');
     expect(response.statusCode).toBe(200);

@@ -1,38 +1,59 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { type ClaimChunk, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const HOUR = 3_600_000;
 
-describe('claim windows repository: snapshot', () => {
+describe('claim windows repository: load', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     for (let index = 0; index < 7; index++) {
       const campaign = await insertCampaign(database.db);
-      // Campaign i: i + 1 claims of i.25 USD, i hours ago (the first within the hour).
+      // Campaign i: i + 1 claims of i.25 USD, i days ago (those of 7 days or more are not loaded).
       for (let claim = 0; claim <= index; claim++) {
         await insertClaim(database.db, {
           campaignKey: campaign.key,
           usdValue: `${index}.25`,
-          claimedAt: new Date(NOW.getTime() - index * HOUR - 60_000),
+          claimedAt: new Date(NOW.getTime() - index * 24 * HOUR - claim * 1000),
         });
       }
     }
   });
   afterAll(() => database.close());
 
-  it('reads the same columns whether the campaigns arrive in one row or in rows of a few', async () => {
-    const repository = createClaimWindowsRepository(database.db);
-    const whole = await repository.snapshot(NOW, HOUR, 60_000);
-    expect(whole.columns.campaign_keys).toHaveLength(7);
-    expect(whole.columns.claims[0]).toEqual([1, 0, 0, 0, 0, 0, 0]); // 1h
-    expect(whole.columns.usd_micros[3]).toEqual([0, 1, 2, 3, 4, 5, 6].map((index) => (index + 1) * (index * 1_000_000 + 250_000))); // 7d
-    for (const chunkSize of [1, 3, 7]) {
-      expect((await repository.snapshot(NOW, HOUR, 60_000, chunkSize)).columns, `chunks of ${chunkSize}`).toEqual(whole.columns);
+  const loadAll = async (keysPerChunk: number) => {
+    const claims: [number, string, number, number][] = [];
+    let chunks = 0;
+    await createClaimWindowsRepository(database.db).load(
+      new Date(NOW.getTime() - 6.5 * 24 * HOUR),
+      60_000,
+      (chunk: ClaimChunk) => {
+        chunks++;
+        const ids = new Map(chunk.campaigns.keys.map((key, index) => [key, chunk.campaigns.public_ids[index]!]));
+        chunk.claims.campaign_keys.forEach((key, index) =>
+          claims.push([key, ids.get(key)!, chunk.claims.claimed_at_us[index]!, chunk.claims.usd_micros[index]!]),
+        );
+      },
+      keysPerChunk,
+    );
+    return { claims, chunks };
+  };
+
+  it('reads the same claims, with their campaigns public IDs, whatever the size of its chunks', async () => {
+    const whole = await loadAll(1000);
+    expect(whole.chunks).toBe(1);
+    // Campaigns 0..6 have 1..7 claims, all made in the 6.5 days loaded.
+    expect(whole.claims).toHaveLength(1 + 2 + 3 + 4 + 5 + 6 + 7);
+    expect(whole.claims.every(([, publicId]) => publicId.startsWith('8453:'))).toBe(true);
+    expect(whole.claims.find(([, , , usd]) => usd === 6_250_000)).toBeDefined();
+    for (const keysPerChunk of [1, 3]) {
+      const chunked = await loadAll(keysPerChunk);
+      expect(chunked.chunks).toBeGreaterThan(1);
+      expect(chunked.claims, `chunks of ${keysPerChunk}`).toEqual(whole.claims);
     }
   });
 });

@@ -7,7 +7,15 @@ import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.j
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, insertCampaign, insertContract } from '../helpers/factories.js';
-import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-claims.js';
+import pg from 'pg';
+import {
+  insertTimedClaims,
+  insertTimedClaimsOn,
+  type TimedClaim,
+  timedClaimArbitrary,
+  timedScenarioArbitrary,
+  usdText,
+} from '../helpers/timed-claims.js';
 
 const T = new Date('2026-06-01T12:00:00.000Z').getTime();
 const HOUR = 3_600_000;
@@ -77,6 +85,129 @@ describe('activity volumes equal a plain aggregation over the claims table', () 
       { numRuns: 25 },
     );
   });
+
+  /**
+   * Writes as an indexer makes them, interleaved with the passing of time, each followed by a
+   * check of every window: inserts (past, future, on an edge), deletes and updates of counted
+   * claims, and two transactions that commit in the reverse order of their claims' ids (on
+   * PostgreSQL, with two real connections: the claim of the one still open must not count, and
+   * must count from the very next request after its commit).
+   */
+  it('stay equal while claims are inserted, deleted, updated and committed out of order, as time passes', async () => {
+    const claimsArbitrary = (maxLength: number) => fc.array(timedClaimArbitrary(4, HOUR, HOUR), { minLength: 1, maxLength });
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('insert' as const), rows: claimsArbitrary(5) }),
+      fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), row: timedClaimArbitrary(4, HOUR, HOUR) }),
+      fc.record({ kind: fc.constant('out-of-order' as const), first: claimsArbitrary(3), second: claimsArbitrary(3) }),
+      fc.record({ kind: fc.constant('time' as const), ms: fc.oneof(fc.integer({ min: 1, max: 2 * HOUR }), fc.constantFrom(HOUR, HOUR + 1)) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(claimsArbitrary(20), fc.array(step, { minLength: 1, maxLength: 6 }), async (initial, steps) => {
+        await database.db.delete(claims);
+        await insertTimedClaims(database.db, keys, T, initial);
+        let now = T;
+        const app = await buildTestApp(database, {}, undefined, { clock: () => new Date(now) });
+        const pick = async (index: number) => {
+          const ids = await queryRows<{ id: string }>(database.db, sql`SELECT id::text AS id FROM claims ORDER BY id`);
+          return ids.length === 0 ? undefined : ids[index % ids.length]!.id;
+        };
+        try {
+          await expectVolumes(app, now);
+          for (const current of steps) {
+            if (current.kind === 'insert') {
+              await insertTimedClaims(database.db, keys, now, current.rows);
+            } else if (current.kind === 'delete') {
+              const id = await pick(current.pick);
+              if (id !== undefined) await database.db.execute(sql`DELETE FROM claims WHERE id = ${id}`);
+            } else if (current.kind === 'update') {
+              const id = await pick(current.pick);
+              if (id !== undefined) {
+                await database.db.execute(
+                  sql`UPDATE claims SET claimed_at = ${new Date(now + current.row.offsetMs)}, usd_value = ${usdText(current.row.usdMicros)}::numeric,
+                             campaign_key = ${keys[current.row.campaign]!} WHERE id = ${id}`,
+                );
+              }
+            } else if (current.kind === 'out-of-order') {
+              await outOfOrder(now, current.first, current.second, () => expectVolumes(app, now));
+            } else {
+              now += current.ms;
+            }
+            await expectVolumes(app, now);
+          }
+        } finally {
+          await app.close();
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('stops counting a deleted claim at once, and counts a claim committed by a transaction that began first', async () => {
+    await database.db.delete(claims);
+    const now = T;
+    const app = await buildTestApp(database, {}, undefined, { clock: () => new Date(now) });
+    const hourOf = async (key: number) => {
+      const response = await app.inject('/reward-kit/trending?sortBy=1h&tokenWhitelist=false&pageSize=100');
+      return response.json<{ trendingCampaigns: { id: string; usdDistributed1Hr: number }[] }>()
+        .trendingCampaigns.find((entry) => ids.get(entry.id) === key)?.usdDistributed1Hr ?? 0;
+    };
+    try {
+      await insertTimedClaims(database.db, keys, now, [{ campaign: 0, offsetMs: -60_000, usdMicros: 2_500_000 }]);
+      expect(await hourOf(keys[0]!)).toBe(2.5);
+      await database.db.execute(sql`DELETE FROM claims WHERE campaign_key = ${keys[0]!}`);
+      expect(await hourOf(keys[0]!)).toBe(0);
+      if (database.url) {
+        let checked = false;
+        await outOfOrder(
+          now,
+          [{ campaign: 1, offsetMs: -1000, usdMicros: 1_000_000 }],
+          [{ campaign: 0, offsetMs: -2000, usdMicros: 3_000_000 }],
+          async () => {
+            expect(await hourOf(keys[2]!)).toBe(3);
+            expect(await hourOf(keys[1]!)).toBe(0);
+            checked = true;
+          },
+        );
+        expect(checked).toBe(true);
+        expect(await hourOf(keys[1]!)).toBe(1);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  /**
+   * Transaction A inserts `first` and stays open; B inserts `second` (higher ids) and commits;
+   * `whileOpen` runs; then A commits. With PGlite (one connection) the two commit in order.
+   * A writes to campaigns 0 and 1, B to 2 and 3: a claim updates its incentive's totals, so two
+   * transactions writing claims of one incentive take turns, as they would for an indexer.
+   */
+  async function outOfOrder(origin: number, firstClaims: TimedClaim[], secondClaims: TimedClaim[], whileOpen: () => Promise<void>) {
+    const first = firstClaims.map((claim) => ({ ...claim, campaign: claim.campaign % 2 }));
+    const second = secondClaims.map((claim) => ({ ...claim, campaign: 2 + (claim.campaign % 2) }));
+    if (!database.url) {
+      await insertTimedClaims(database.db, keys, origin, second);
+      await whileOpen();
+      await insertTimedClaims(database.db, keys, origin, first);
+      return;
+    }
+    const a = new pg.Client({ connectionString: database.url });
+    const b = new pg.Client({ connectionString: database.url });
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      await a.query('BEGIN');
+      await insertTimedClaimsOn(a, keys, origin, first);
+      await b.query('BEGIN');
+      await insertTimedClaimsOn(b, keys, origin, second);
+      await b.query('COMMIT');
+      await whileOpen();
+      await a.query('COMMIT');
+    } finally {
+      await Promise.all([a.end(), b.end()]);
+    }
+  }
+
 
   async function expectVolumes(app: Awaited<ReturnType<typeof buildTestApp>>, now: number) {
     const day = await aggregate(now, CLAIM_WINDOWS['24h']);

@@ -1,10 +1,16 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
-import { CLAIM_WINDOWS, createClaimWindowsRepository, WINDOW_NAMES } from '../../src/repositories/claim-windows.repository.js';
+import {
+  CLAIM_WINDOWS,
+  type ClaimWindowsRepository,
+  createClaimWindowsRepository,
+  WINDOW_NAMES,
+} from '../../src/repositories/claim-windows.repository.js';
 import { parseMicros } from '../../src/services/amounts.js';
+import { RANKED_WINDOWS } from '../../src/services/claim-volume-state.js';
 import { ClaimWindows } from '../../src/services/claim-windows.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign } from '../helpers/factories.js';
@@ -12,20 +18,30 @@ import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-clai
 
 const T = new Date('2026-06-01T12:00:00.000Z').getTime();
 const HOUR = 3_600_000;
+const quiet = { info: () => undefined, warn: () => undefined };
 
-/**
- * The activity routes' volumes against a plain aggregation over the claims table: a snapshot at T,
- * then more claims (some made before T but inserted after it, some after T), then a later instant.
- */
 describe('claim windows', () => {
   let database: TestDatabase;
   const keys: number[] = [];
+  const open: ClaimWindows[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
     for (let index = 0; index < 4; index++) keys.push((await insertCampaign(database.db)).key);
   });
-  afterAll(() => database.close());
+  afterAll(async () => {
+    await Promise.all(open.map((windows) => windows.close()));
+    await database.close();
+  });
+  beforeEach(async () => {
+    await database.db.delete(claims);
+  });
+
+  function claimWindows(repository: ClaimWindowsRepository = createClaimWindowsRepository(database.db), logger = quiet) {
+    const windows = new ClaimWindows(repository, { pollMs: 10, targetsRefreshMs: 10, logger, clock: () => new Date(T) });
+    open.push(windows);
+    return windows;
+  }
 
   async function plainAggregation(now: number) {
     const result = new Map<string, { claims: number; usdMicros: number }>();
@@ -41,35 +57,94 @@ describe('claim windows', () => {
     return result;
   }
 
-  it('equal a plain aggregation at any instant after the snapshot', async () => {
+  async function expectExact(windows: ClaimWindows, now: number) {
+    const view = await windows.at(new Date(now));
+    const expected = await plainAggregation(now);
+    for (const key of keys) {
+      for (const name of WINDOW_NAMES) {
+        const actual = view.volume(key)?.windows[name] ?? { claims: 0, usdMicros: 0 };
+        expect(actual, `campaign ${key}, ${name}`).toEqual(expected.get(`${key}/${name}`) ?? { claims: 0, usdMicros: 0 });
+      }
+    }
+    for (const name of RANKED_WINDOWS) {
+      const ranked = [...view.ranked(name)].map((volume) => volume.key);
+      expect(new Set(ranked)).toEqual(new Set(keys.filter((key) => (expected.get(`${key}/${name}`)?.claims ?? 0) > 0)));
+      const usd = ranked.map((key) => expected.get(`${key}/${name}`)!.usdMicros);
+      expect(usd).toEqual([...usd].sort((a, b) => b - a));
+    }
+  }
+
+  it('equal a plain aggregation at the first read and at any later instant, with claims written in between', async () => {
     await fc.assert(
       fc.asyncProperty(timedScenarioArbitrary(4, 2 * HOUR, 3 * HOUR), async ([laterMs, before, after]) => {
         await database.db.delete(claims);
         await insertTimedClaims(database.db, keys, T, before);
-        // A 2-hour horizon (four refreshes): the later instant, up to 2 hours on, is corrected from the
-        // edge claims in memory; claims up to 3 hours ahead were in the future at the snapshot.
-        const windows = new ClaimWindows(createClaimWindowsRepository(database.db), { refreshMs: HOUR / 2 });
-        await windows.at(new Date(T));
+        const windows = claimWindows();
+        await expectExact(windows, T);
         await insertTimedClaims(database.db, keys, T, after);
-        const now = T + laterMs;
-        const view = await windows.at(new Date(now));
-        const expected = await plainAggregation(now);
-        for (const key of keys) {
-          for (const name of WINDOW_NAMES) {
-            const actual = view.volume(key)?.windows[name] ?? { claims: 0, usdMicros: 0 };
-            expect(actual, `campaign ${key}, ${name}`).toEqual(expected.get(`${key}/${name}`) ?? { claims: 0, usdMicros: 0 });
-          }
-        }
-        // The ranking holds exactly the campaigns with claims in the window, by volume.
-        for (const name of WINDOW_NAMES) {
-          const ranked = [...view.ranked(name)].map((volume) => volume.key);
-          const withClaims = keys.filter((key) => (expected.get(`${key}/${name}`)?.claims ?? 0) > 0);
-          expect(new Set(ranked)).toEqual(new Set(withClaims));
-          const usd = ranked.map((key) => expected.get(`${key}/${name}`)!.usdMicros);
-          expect(usd).toEqual([...usd].sort((a, b) => b - a));
-        }
+        await expectExact(windows, T + laterMs);
+        await windows.close();
       }),
-      { numRuns: 40 },
+      { numRuns: 30 },
     );
+  });
+
+  it('reloads when the claims were truncated or loaded in bulk', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const load = vi.spyOn(repository, 'load');
+    const windows = claimWindows(repository);
+    await insertTimedClaims(database.db, keys, T, [{ campaign: 0, offsetMs: -1000, usdMicros: 1_000_000 }]);
+    await expectExact(windows, T);
+    await database.db.execute(sql`TRUNCATE claims`);
+    await expectExact(windows, T);
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+      await insertTimedClaims(tx, keys, T, [{ campaign: 1, offsetMs: -1000, usdMicros: 2_000_000 }]);
+    });
+    await expectExact(windows, T);
+    expect(load).toHaveBeenCalledTimes(3);
+  });
+
+  it('reloads instead of reading the feed after falling more than five minutes behind it', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const load = vi.spyOn(repository, 'load');
+    const changesSince = repository.changesSince.bind(repository);
+    let lagMs = 0;
+    vi.spyOn(repository, 'changesSince').mockImplementation(async (since, limit) => {
+      const result = await changesSince(since, limit);
+      return { ...result, position: { ...result.position, atMs: result.position.atMs + lagMs } };
+    });
+    const windows = claimWindows(repository);
+    await expectExact(windows, T);
+    await insertTimedClaims(database.db, keys, T, [{ campaign: 2, offsetMs: -1000, usdMicros: 1_000_000 }]);
+    await expectExact(windows, T);
+    expect(load).toHaveBeenCalledTimes(1);
+    lagMs = 5 * 60_000 + 1;
+    await expectExact(windows, T);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps itself current in the background once started, and stops when closed', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const polls = vi.spyOn(repository, 'changesSince');
+    const info = vi.fn();
+    const windows = claimWindows(repository, { ...quiet, info });
+    windows.start();
+    await vi.waitFor(() => expect(polls.mock.calls.length).toBeGreaterThan(2));
+    expect(info).toHaveBeenCalledWith(expect.objectContaining({ reason: 'start' }), 'claim volumes loaded');
+    await windows.close();
+    const after = polls.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(polls.mock.calls.length).toBe(after);
+  });
+
+  it('shares one poll between the requests that arrive while it is under way', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const windows = claimWindows(repository);
+    await windows.at(new Date(T));
+    const polls = vi.spyOn(repository, 'changesSince');
+    await Promise.all(Array.from({ length: 20 }, () => windows.at(new Date(T))));
+    // The first request starts a poll; the others wait for one that starts after they arrived.
+    expect(polls.mock.calls.length).toBeLessThanOrEqual(2);
   });
 });

@@ -1,12 +1,10 @@
--- One incentive as the API shows it: `type`, the variant's stored fields, then the live fields.
+-- One incentive as the API shows it: `type`, the variant's stored fields, then, for the variants
+-- that have them, the live fields and the token. The live fields change with every claim, so the
+-- stored text holds a placeholder (the character U+0001, which JSON text escapes and so never
+-- contains) that readers replace with incentive_live_json() from campaign_live.
 CREATE OR REPLACE FUNCTION incentive_json(i incentives, t tokens) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT '{' || concat_ws(', ',
     '"type": ' || json_text(i.type),
     nullif(substr(i.params::text, 2, length(i.params::text) - 2), ''),
-    CASE WHEN incentive_has_live_fields(i.type) THEN
-      '"claimedAmount": "' || i.total_amount_claimed || '", "totalClaims": "' || i.total_claims
-      || '", "totalAmountClaimed": "' || i.total_amount_claimed
-      || '", "remainingBalance": "' || greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0)
-      || '", "metadata": ' || token_metadata_json(t)
-    END) || '}';
+    CASE WHEN incentive_has_live_fields(i.type) THEN chr(1) || ', "metadata": ' || token_metadata_json(t) END) || '}';
 $$;

@@ -1,5 +1,5 @@
--- Incentives: claim totals change on every claim (refresh only); a new, removed or re-typed
--- incentive also changes what the token filters match (new version).
+-- Incentives: claim totals change on every claim, and only campaign_live follows them; a new,
+-- removed or re-typed incentive changes the documents and what the token filters match (new version).
 CREATE OR REPLACE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   keys integer[];
@@ -17,12 +17,15 @@ BEGIN
   IF cardinality(keys) = 0 THEN
     RETURN NULL;
   END IF;
-  IF TG_OP <> 'UPDATE' THEN
-    PERFORM bump_campaign_set_version();
-  ELSIF EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
-                 WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
-    PERFORM bump_campaign_set_version();
+  IF TG_OP = 'UPDATE' THEN
+    IF NOT EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
+                    WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
+      -- Only the claim totals moved (a claim was written): the documents do not hold them.
+      PERFORM refresh_campaign_totals(keys);
+      RETURN NULL;
+    END IF;
   END IF;
+  PERFORM bump_campaign_set_version();
   PERFORM refresh_campaigns(keys);
   RETURN NULL;
 END

@@ -1,5 +1,6 @@
--- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL):
--- has_budget_left, pays_only_whitelisted_tokens and the campaign_documents row. Skipped while a bulk
+-- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL): what
+-- refresh_campaign_totals() keeps, and the campaign_documents row. The documents leave a placeholder
+-- (U+0001) where the fields claims change go: readers fill them in from campaign_live. Skipped while a bulk
 -- loader has deferred it (refresh_deferred()); that loader calls refresh_campaigns(NULL) at its end.
 -- Written as joins of per-campaign aggregates rather than correlated subqueries: a handful of keys
 -- become index lookups, a whole data set becomes hash joins (a bulk load rebuilds its indexes in the
@@ -7,8 +8,6 @@
 CREATE OR REPLACE FUNCTION refresh_campaigns(keys integer[]) RETURNS void LANGUAGE plpgsql
   -- A whole data set sorts and hashes in memory rather than in temporary files; JIT only slows the small refreshes.
   SET jit = off SET work_mem = '64MB' AS $$
-DECLARE
-  flipped integer;
 BEGIN
   IF refresh_deferred() THEN
     RETURN;
@@ -19,41 +18,15 @@ BEGIN
     keys := ARRAY(SELECT DISTINCT k FROM unnest(keys) AS k WHERE k IS NOT NULL);
   END IF;
 
-  -- Tells campaigns_after_write() that this update is ours, not a write to react to.
-  PERFORM set_config('campaign_service.refreshing', 'on', true);
-  UPDATE campaigns AS c
-     SET has_budget_left = s.has_budget_left,
-         pays_only_whitelisted_tokens = s.pays_only_whitelisted_tokens
-    FROM (SELECT t.key,
-                 coalesce(bool_or(i.campaign_key IS NOT NULL
-                                  AND NOT coalesce(i.total_claims >= i.claim_limit, false)
-                                  AND NOT coalesce(i.total_amount_claimed >= i.total_budget, false)), false) AS has_budget_left,
-                 NOT coalesce(bool_or(i.asset_address IS NOT NULL AND NOT coalesce(token.is_whitelisted, false)), false)
-                   AS pays_only_whitelisted_tokens
-            FROM unnest(keys) AS t(key)
-            JOIN campaigns AS c2 ON c2.key = t.key
-            LEFT JOIN incentives AS i ON i.campaign_key = t.key
-            LEFT JOIN tokens AS token ON token.chain_id = c2.chain_id AND token.address = i.asset_address
-           GROUP BY t.key) AS s
-   WHERE c.key = s.key
-     AND (c.has_budget_left, c.pays_only_whitelisted_tokens)
-         IS DISTINCT FROM (s.has_budget_left, s.pays_only_whitelisted_tokens);
-  GET DIAGNOSTICS flipped = ROW_COUNT;
-  PERFORM set_config('campaign_service.refreshing', 'off', true);
-  IF flipped > 0 THEN
-    PERFORM bump_campaign_set_version();
-  END IF;
+  -- The flags and the fields claims change: the documents below leave placeholders for the latter.
+  PERFORM refresh_campaign_totals(keys);
 
   WITH targets AS MATERIALIZED (
     SELECT c.* FROM unnest(keys) AS t(key) JOIN campaigns AS c ON c.key = t.key
   ), inc AS (
     SELECT c.key,
            '[' || string_agg(incentive_json(i, t), ', ' ORDER BY i.position) || ']' AS incentives,
-           count(*) AS incentive_count,
-           sum(i.total_usd_claimed) AS usd_spend,
-           sum(i.total_amount_claimed / 10::numeric ^ t.decimals) AS token_spend,
-           round(sum(greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) * t.price_usd / 10::numeric ^ t.decimals)
-                   FILTER (WHERE t.price_usd IS NOT NULL AND i.total_budget IS NOT NULL), 2)::text AS available_budget_usd
+           count(*) AS incentive_count
       FROM targets AS c
       JOIN incentives AS i ON i.campaign_key = c.key
       LEFT JOIN tokens AS t ON t.chain_id = c.chain_id AND t.address = i.asset_address
@@ -90,9 +63,6 @@ BEGIN
            coalesce(st.steps, '[]') AS steps,
            coalesce(inc.incentives, '[]') AS incentives,
            coalesce(inc.incentive_count, 0) AS incentive_count,
-           coalesce(inc.usd_spend, 0) AS usd_spend,
-           coalesce(inc.token_spend, 0) AS token_spend,
-           inc.available_budget_usd,
            al.allow_list,
            '{"' || c.chain_id || '": "' || c.block_number || '"}' AS block_numbers,
            CASE WHEN c.action_claimant IS NOT NULL THEN
@@ -133,9 +103,8 @@ BEGIN
            '"incentives": ' || incentives,
            '"createdAtBlockTimestamp": "' || block_timestamp || '"',
            '"createdAtChainBlockNumbers": ' || block_numbers,
-           '"usdSpend": ' || usd_spend::float8,
-           '"tokenSpend": ' || token_spend::float8,
-           '"availableBudgetUsd": ' || json_text(available_budget_usd),
+           -- usdSpend, tokenSpend and availableBudgetUsd: campaign_live.list_totals.
+           chr(1),
            '"templateId": ' || json_text(template_id),
            '"actionTemplateId": ' || json_text(action_template_id::text),
            '"nftImageUri": ' || json_text(nft_image_uri),
@@ -157,7 +126,8 @@ BEGIN
            '"budget": "' || budget || '"',
            '"actionClaimant": ' || action_claimant_json,
            '"createdAtBlockchainNumbers": ' || block_numbers,
-           '"availableBudgetUsd": ' || json_text(available_budget_usd),
+           -- availableBudgetUsd: campaign_live.detail_totals.
+           chr(1),
            '"templateId": ' || json_text(template_id),
            '"actionTemplateId": ' || json_text(action_template_id::text),
            '"nftImageUri": ' || json_text(nft_image_uri),

@@ -1,6 +1,8 @@
-import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import { MAX_PARAM_LENGTH } from '../../http-limits.js';
 
 /** Headers a browser script may read: caching, tracing and the rate limit budget. */
 const EXPOSED_HEADERS = ['ETag', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -11,23 +13,78 @@ const ALLOWED_HEADERS = ['Authorization', 'If-None-Match', 'X-Request-Id'];
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
+type Origin = FastifyCorsOptions['origin'];
+
 /**
- * CORS for the origins in CORS_ORIGINS (`['*']` for any). With none, the plugin is not registered
- * and no CORS header is ever sent. Preflights are answered in an onRequest hook, before any route
- * (and its bearer authentication) runs: a browser never sends credentials on a preflight.
+ * CORS_ORIGINS as configured: `undefined` when unset, `[]` for `none`, `['*']` for any origin, or a
+ * list of origins.
  */
-export const corsPolicy = fp<{ origins: string[] }>(
+export interface CorsPolicyOptions {
+  origins: string[] | undefined;
+}
+
+/**
+ * Which origins may read which answers:
+ * - the public operations serve public, on-chain data, so by default any page may read them
+ *   (`Access-Control-Allow-Origin: *`, as PostgREST and most public read APIs do); CORS_ORIGINS
+ *   narrows that to its list;
+ * - the staging operations (routes with `config.staging`) answer per-user data, so only origins the
+ *   operator lists in CORS_ORIGINS may read them; unset, none may;
+ * - CORS_ORIGINS=none sends no CORS header at all (for a gateway that answers CORS itself: two
+ *   Access-Control-Allow-Origin headers make a browser refuse the answer).
+ * Credentials (cookies) are never allowed: bearer tokens travel in a header a script sets itself.
+ */
+export function corsOrigins(origins: string[] | undefined): { public: Origin; staging: Origin } {
+  const listed: Origin = origins === undefined || origins.length === 0 ? false : origins.includes('*') ? '*' : origins;
+  return { public: origins === undefined ? '*' : listed, staging: listed };
+}
+
+/**
+ * Preflights are answered in an onRequest hook, before any route (and its bearer authentication)
+ * runs: a browser never sends credentials on a preflight. A preflight matches @fastify/cors's
+ * catch-all `OPTIONS *` route, not the route it asks about, so the paths of the routes are kept in
+ * a second router to find which policy the preflight is for. The actual request is decided by its
+ * own route's config, never by that lookup.
+ */
+export const corsPolicy = fp<CorsPolicyOptions>(
   async (app: FastifyInstance, { origins }) => {
-    if (origins.length === 0) return;
-    await app.register(cors, {
-      origin: origins.includes('*') ? '*' : origins,
+    const policy = corsOrigins(origins);
+    if (policy.public === false && policy.staging === false) return;
+
+    const common: FastifyCorsOptions = {
       methods: ['GET', 'HEAD', 'OPTIONS'],
       allowedHeaders: ALLOWED_HEADERS,
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: PREFLIGHT_MAX_AGE_S,
-      // Bearer tokens travel in a header, never in cookies.
       credentials: false,
+    };
+    const publicOptions: FastifyCorsOptions = { ...common, origin: policy.public };
+    const stagingOptions: FastifyCorsOptions = { ...common, origin: policy.staging };
+    const notCors: FastifyCorsOptions = { origin: false };
+
+    // The route options objects themselves: `config.staging` is set by an onRoute hook of the
+    // staging scope, which runs after this one, so it is read when a preflight arrives.
+    const knownRoutes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
+    const knownPaths = new Set<string>();
+    app.addHook('onRoute', (route) => {
+      // The catch-all says nothing about a path; a GET's HEAD twin has the same path and config.
+      if (route.url === '*' || knownPaths.has(route.url)) return;
+      knownPaths.add(route.url);
+      knownRoutes.on('GET', route.url, () => undefined, route);
     });
+    const isStagingPath = (url: string) => {
+      const store = knownRoutes.find('GET', url.split('?', 1)[0] ?? '/')?.store as { config?: { staging?: boolean } } | undefined;
+      return store?.config?.staging === true;
+    };
+
+    const optionsFor = (request: FastifyRequest): FastifyCorsOptions => {
+      if (request.method !== 'OPTIONS') return request.routeOptions.config.staging === true ? stagingOptions : publicOptions;
+      // An OPTIONS request that is no preflight is not CORS: it gets the 405 every other method gets.
+      if (!request.headers.origin || !request.headers['access-control-request-method']) return notCors;
+      return isStagingPath(request.url) ? stagingOptions : publicOptions;
+    };
+
+    await app.register(cors, { delegator: (request, callback) => callback(null, optionsFor(request)) });
   },
   { name: 'cors-policy' },
 );

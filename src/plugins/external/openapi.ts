@@ -1,9 +1,10 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_DESCRIPTION, API_TAGS, API_TITLE, API_VERSION, SECURITY_SCHEMES } from '../../openapi/api-info.js';
 import { withAppWideResponses } from '../../openapi/app-wide-responses.js';
+import { DOCS_BRANDING } from '../../openapi/docs-branding.js';
 import { withParameterExamples } from '../../openapi/parameter-examples.js';
 import { createResponseExamples } from '../../openapi/response-examples.js';
 
@@ -26,11 +27,8 @@ export const openApi = fp<OpenApiOptions>(
       openapi: {
         openapi: '3.1.0',
         info: { title: API_TITLE, version: API_VERSION, description: API_DESCRIPTION },
-        // Both are always listed, even when equal: clients find each operation's server by position.
-        servers: [
-          { url: baseUrl, description: 'Public operations' },
-          { url: stagingUrl, description: 'Staging operations (access lists, user profile)' },
-        ],
+        // The public operations' server; each staging operation names its own (see withStagingServer).
+        servers: [{ url: baseUrl, description: 'Public operations' }],
         tags: API_TAGS,
         components: { securitySchemes: SECURITY_SCHEMES },
       },
@@ -38,13 +36,15 @@ export const openApi = fp<OpenApiOptions>(
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `schema${index}`),
       },
-      transform: (route) => responseExamples.collect(withAppWideResponses(route)),
+      transform: (route) => responseExamples.collect(withStagingServer(withAppWideResponses(route), route.route, stagingUrl)),
       transformObject: (document) =>
         responseExamples.attach(withParameterExamples('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
     });
 
     await app.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
+      // The service's title, wordmark and favicon, not the framework's.
+      ...DOCS_BRANDING,
       uiConfig: { deepLinking: true, displayOperationId: true, displayRequestDuration: true, tryItOutEnabled: false },
       // Replaces the API's deny-everything policy on the docs routes with what Swagger UI needs:
       // its own scripts and styles, inline style attributes, data: images, and calls to both servers.
@@ -59,6 +59,17 @@ export const openApi = fp<OpenApiOptions>(
   },
   { name: 'openapi' },
 );
+
+/**
+ * Operation-level `servers` on the staging operations (routes with `config.staging`), always, even
+ * when STAGING_URL equals BASE_URL: generated clients and the docs page send each operation to its
+ * own server only when the document says so per operation; a rule in prose reaches no client.
+ */
+function withStagingServer<T extends { schema: FastifySchema }>(transformed: T, route: RouteOptions, stagingUrl: string): T {
+  if (route.config?.staging !== true || !transformed.schema) return transformed;
+  const servers = [{ url: stagingUrl, description: 'Staging operations (access lists, user profile)' }];
+  return { ...transformed, schema: { ...transformed.schema, servers } };
+}
 
 function docsContentSecurityPolicy(baseUrl: string, stagingUrl: string): Record<string, string> {
   const apiOrigins = [...new Set([new URL(baseUrl).origin, new URL(stagingUrl).origin])].join(' ');

@@ -126,6 +126,14 @@ export async function get(url: string, headers: Record<string, string> = {}, lim
 }
 
 /** Polls `probe` until it returns true or `limitMs` passes; returns whether it did. */
+/**
+ * Waits until the server answers readiness (migrated, claim volumes loaded): what a load balancer
+ * waits for. A test that locks tables afterwards then holds up only its own requests.
+ */
+export async function becameReady(server: ServerProcess, limitMs = 10_000): Promise<boolean> {
+  return eventually(async () => (await get(`${server.url}/health/ready`)).status === 200, limitMs);
+}
+
 export async function eventually(probe: () => Promise<boolean>, limitMs: number, everyMs = 50): Promise<boolean> {
   const deadline = Date.now() + limitMs;
   while (Date.now() < deadline) {

@@ -1,0 +1,25 @@
+-- Deletes the claim changes every reader has seen. Called by the claims trigger, so whoever writes
+-- claims keeps the feed short; it does its work at most once a minute, in one writer at a time.
+--
+-- Once a minute it saves a snapshot (a mark). Changes whose transaction is older than a mark's
+-- snapshot committed before that mark; once the mark is 10 minutes old, every reader has polled
+-- since (readers poll every second, and one that has not polled for 5 minutes reloads instead of
+-- reading the feed), so those changes are deleted with the older marks.
+CREATE OR REPLACE FUNCTION prune_claim_changes() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  horizon claim_change_marks;
+BEGIN
+  IF EXISTS (SELECT 1 FROM claim_change_marks WHERE taken_at > clock_timestamp() - interval '1 minute')
+     OR NOT pg_try_advisory_xact_lock(7312841561) THEN
+    RETURN;
+  END IF;
+  INSERT INTO claim_change_marks (taken_at, snapshot) VALUES (clock_timestamp(), pg_current_snapshot());
+  SELECT * INTO horizon FROM claim_change_marks
+   WHERE taken_at <= clock_timestamp() - interval '10 minutes'
+   ORDER BY taken_at DESC LIMIT 1;
+  IF horizon.taken_at IS NOT NULL THEN
+    DELETE FROM claim_changes WHERE xid < pg_snapshot_xmin(horizon.snapshot);
+    DELETE FROM claim_change_marks WHERE taken_at < horizon.taken_at;
+  END IF;
+END
+$$;

@@ -1,0 +1,406 @@
+import sortedBtree from 'sorted-btree';
+import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../repositories/claim-windows.repository.js';
+
+/**
+ * Claim volumes per campaign over the trailing windows, kept incrementally in memory: no I/O here.
+ *
+ * Every claim is a contribution (time, campaign, USD, +1), a deleted claim the same with -1 (it is
+ * in a window exactly when the claim it cancels is), an updated claim one of each. Contributions are
+ * kept in time buckets; as the clock moves from `now` to `later`, those in (now, later] enter every
+ * window and, per window W, those in (now - W, later - W] leave it. So the totals equal a plain
+ * aggregation over the claims at the current instant, and the work per step is the contributions
+ * that crossed an edge, not the number of claims.
+ *
+ * Times are microseconds since the epoch (what PostgreSQL stores, exact in a double until the year
+ * 2255); USD amounts are integers of micro-dollars, exact to 2^53 (about $9 billion per window).
+ * Windows are half-open: a claim counts for `1h` at `now` when `now - 1h < claimed_at <= now`.
+ */
+
+/** The windows trending ranks by. */
+export const RANKED_WINDOWS = ['1h', '24h'] as const satisfies readonly ClaimWindow[];
+export type RankedWindow = (typeof RANKED_WINDOWS)[number];
+
+export interface WindowTotals {
+  claims: number;
+  usdMicros: number;
+}
+
+/** One claim's contribution, or its cancellation (`sign` -1). */
+export interface ClaimContribution {
+  campaignKey: number;
+  publicId: string;
+  claimedAtUs: number;
+  usdMicros: number;
+  sign: 1 | -1;
+}
+
+// A CommonJS module: Node's ESM loader hands over its exports object, whose `default` is the class;
+// vitest's loader hands over the class itself.
+const BTree = 'default' in sortedBtree ? sortedBtree.default : sortedBtree;
+type Ranking = InstanceType<typeof BTree<CampaignVolume, undefined>>;
+
+const WINDOW_COUNT = WINDOW_NAMES.length;
+const WINDOW_US = WINDOW_NAMES.map((name) => CLAIM_WINDOWS[name] * 1000);
+const LONGEST_US = Math.max(...WINDOW_US);
+const WINDOW_INDEX = Object.fromEntries(WINDOW_NAMES.map((name, index) => [name, index])) as Record<ClaimWindow, number>;
+
+/**
+ * A campaign's volumes at one instant, immutable: the rankings hold these, so a view taken at one
+ * instant keeps its order and numbers while the state moves on. `counts` holds the claim counts
+ * then the USD volumes, in WINDOW_NAMES order.
+ */
+export class CampaignVolume {
+  constructor(
+    readonly key: number,
+    readonly publicId: string,
+    private readonly counts: readonly number[],
+  ) {}
+
+  claims(window: ClaimWindow): number {
+    return this.counts[WINDOW_INDEX[window]]!;
+  }
+
+  usdMicros(window: ClaimWindow): number {
+    return this.counts[WINDOW_COUNT + WINDOW_INDEX[window]]!;
+  }
+
+  get windows(): Record<ClaimWindow, WindowTotals> {
+    return Object.fromEntries(
+      WINDOW_NAMES.map((name) => [name, { claims: this.claims(name), usdMicros: this.usdMicros(name) }]),
+    ) as Record<ClaimWindow, WindowTotals>;
+  }
+}
+
+/** Highest volume first, ties on public ID (binary order, as the database's "C" collation). */
+export const byVolume =
+  (window: ClaimWindow) =>
+  (a: CampaignVolume, b: CampaignVolume): number => {
+    const difference = b.usdMicros(window) - a.usdMicros(window);
+    if (difference !== 0) return difference;
+    return a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0;
+  };
+
+/** A named contract and the campaigns whose action steps target it. */
+export interface ContractTargets {
+  chainId: number;
+  address: string;
+  name: string;
+  campaignKeys: number[];
+  /** Block timestamps of those campaigns, in the same order. */
+  blockTimestamps: number[];
+}
+
+export interface ContractVolume {
+  chainId: number;
+  address: string;
+  name: string;
+  campaignCount: number;
+  newestBlockTimestamp: number;
+  windows: Record<ClaimWindow, WindowTotals>;
+}
+
+/**
+ * Contributions of one span of time, sorted by time, as [time, ±(row + 1), usd] triples: the sign
+ * of the middle value says whether the claim counts (+) or cancels one (-).
+ */
+interface Bucket {
+  values: Float64Array;
+  length: number;
+}
+
+/** One bucket per minute: a week is ~10,000 buckets; a bucket's contributions are searched by binary search. */
+const BUCKET_US = 60_000_000;
+const STRIDE = 3;
+
+export class ClaimVolumeState {
+  /** The instant the totals are at, in microseconds; it only moves forward. */
+  private nowUs: number;
+  private readonly buckets = new Map<number, Bucket>();
+  private contributionCount = 0;
+  private droppedThrough = -Infinity;
+
+  // Campaigns, by row: their key, public ID and totals per window (claims, USD micros).
+  private readonly rowOf = new Map<number, number>();
+  private readonly keys: number[] = [];
+  private readonly publicIds: string[] = [];
+  private claims: Int32Array[] = WINDOW_NAMES.map(() => new Int32Array(1024));
+  private usd: Float64Array[] = WINDOW_NAMES.map(() => new Float64Array(1024));
+
+  /** Per row, the immutable volume the rankings hold for it (undefined outside every ranking). */
+  private readonly published: (CampaignVolume | undefined)[] = [];
+  /** Rows whose totals changed since their volume was last published. */
+  private readonly dirty = new Set<number>();
+  private readonly rankings: Record<RankedWindow, Ranking> = {
+    '1h': new BTree<CampaignVolume, undefined>(undefined, byVolume('1h')),
+    '24h': new BTree<CampaignVolume, undefined>(undefined, byVolume('24h')),
+  };
+
+  // Named contracts: their targets and totals per window, kept with the campaigns' totals.
+  private contracts: ContractTargets[] = [];
+  private contractsOf = new Map<number, number[]>();
+  private newestBlock: number[] = [];
+  private contractClaims: number[][] = [];
+  private contractUsd: number[][] = [];
+
+  constructor(nowMs: number) {
+    this.nowUs = nowMs * 1000;
+  }
+
+  get instantMs(): number {
+    return this.nowUs / 1000;
+  }
+
+  /** Contributions held (claims and cancellations of the last week and the future). */
+  get size(): number {
+    return this.contributionCount;
+  }
+
+  /** Adds claims (sign 1) or removes them (sign -1), whatever their time. */
+  apply(contributions: Iterable<ClaimContribution>): void {
+    for (const contribution of contributions) this.applyOne(contribution);
+    this.publish();
+  }
+
+  /** Moves the totals to `nowMs`; an earlier instant (a clock set back) leaves them where they are. */
+  advanceTo(nowMs: number): void {
+    const laterUs = nowMs * 1000;
+    if (laterUs <= this.nowUs) return;
+    const earlierUs = this.nowUs;
+    // Claims that were in the future enter every window first; those that also left a window since leave it below.
+    this.sweep(earlierUs, laterUs, (row, usd, sign) => {
+      for (let window = 0; window < WINDOW_COUNT; window++) this.add(row, window, sign, usd);
+    });
+    for (let window = 0; window < WINDOW_COUNT; window++) {
+      const length = WINDOW_US[window]!;
+      this.sweep(earlierUs - length, laterUs - length, (row, usd, sign) => this.add(row, window, -sign, -usd));
+    }
+    this.nowUs = laterUs;
+    this.dropBefore(laterUs - LONGEST_US);
+    this.publish();
+  }
+
+  /** Whether the campaign has a row (its public ID is known). */
+  knows(key: number): boolean {
+    return this.rowOf.has(key);
+  }
+
+  /** The volumes of one campaign now, or undefined for one without claims in the last week. */
+  volume(key: number): CampaignVolume | undefined {
+    const row = this.rowOf.get(key);
+    if (row === undefined) return undefined;
+    return this.published[row] ?? this.volumeOf(row);
+  }
+
+  /** Campaigns with claims in `window`, highest volume first: a copy-on-write clone, fixed at this instant. */
+  ranking(window: RankedWindow): Ranking {
+    return this.rankings[window].clone();
+  }
+
+  /** Replaces which campaigns target which named contracts, and recounts the contracts' totals. */
+  setContracts(contracts: ContractTargets[]): void {
+    this.contracts = contracts;
+    this.contractsOf = new Map();
+    this.newestBlock = contracts.map((contract) => contract.blockTimestamps.reduce((newest, at) => Math.max(newest, at), 0));
+    this.contractClaims = WINDOW_NAMES.map(() => new Array<number>(contracts.length).fill(0));
+    this.contractUsd = WINDOW_NAMES.map(() => new Array<number>(contracts.length).fill(0));
+    contracts.forEach((contract, index) => {
+      for (const key of contract.campaignKeys) {
+        const targeted = this.contractsOf.get(key);
+        if (targeted) targeted.push(index);
+        else this.contractsOf.set(key, [index]);
+        const row = this.rowOf.get(key);
+        if (row === undefined) continue;
+        for (let window = 0; window < WINDOW_COUNT; window++) {
+          this.contractClaims[window]![index]! += this.claims[window]![row]!;
+          this.contractUsd[window]![index]! += this.usd[window]![row]!;
+        }
+      }
+    });
+  }
+
+  /**
+   * The named contracts with their campaigns and claims per window now: over every targeting
+   * campaign, or over `onlyCampaigns` (one creator's) when given.
+   */
+  contractVolumes(onlyCampaigns?: ReadonlySet<number>): ContractVolume[] {
+    const volumes: ContractVolume[] = [];
+    this.contracts.forEach((contract, index) => {
+      const describe = (campaignCount: number, newestBlockTimestamp: number, windows: Record<ClaimWindow, WindowTotals>) => ({
+        chainId: contract.chainId,
+        address: contract.address,
+        name: contract.name,
+        campaignCount,
+        newestBlockTimestamp,
+        windows,
+      });
+      if (!onlyCampaigns) {
+        const windows = Object.fromEntries(
+          WINDOW_NAMES.map((name, window) => [
+            name,
+            { claims: this.contractClaims[window]![index]!, usdMicros: this.contractUsd[window]![index]! },
+          ]),
+        ) as Record<ClaimWindow, WindowTotals>;
+        volumes.push(describe(contract.campaignKeys.length, this.newestBlock[index]!, windows));
+        return;
+      }
+      let campaignCount = 0;
+      let newest = 0;
+      const windows = Object.fromEntries(WINDOW_NAMES.map((name) => [name, { claims: 0, usdMicros: 0 }])) as Record<
+        ClaimWindow,
+        WindowTotals
+      >;
+      contract.campaignKeys.forEach((key, at) => {
+        if (!onlyCampaigns.has(key)) return;
+        campaignCount++;
+        newest = Math.max(newest, contract.blockTimestamps[at]!);
+        const row = this.rowOf.get(key);
+        if (row === undefined) return;
+        WINDOW_NAMES.forEach((name, window) => {
+          windows[name].claims += this.claims[window]![row]!;
+          windows[name].usdMicros += this.usd[window]![row]!;
+        });
+      });
+      if (campaignCount > 0) volumes.push(describe(campaignCount, newest, windows));
+    });
+    return volumes;
+  }
+
+  private applyOne({ campaignKey, publicId, claimedAtUs, usdMicros, sign }: ClaimContribution): void {
+    // Out of every window now and, as time only moves forward, for good.
+    if (claimedAtUs <= this.nowUs - LONGEST_US) return;
+    const row = this.rowFor(campaignKey, publicId);
+    this.store(claimedAtUs, sign * (row + 1), sign * usdMicros);
+    if (claimedAtUs > this.nowUs) return;
+    for (let window = 0; window < WINDOW_COUNT; window++) {
+      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, sign * usdMicros);
+    }
+  }
+
+  /** `usd` is already signed; `sign` says whether a claim enters (+1) or leaves (-1) the count. */
+  private add(row: number, window: number, sign: number, usd: number): void {
+    this.claims[window]![row]! += sign;
+    this.usd[window]![row]! += usd;
+    for (const contract of this.contractsOf.get(this.keys[row]!) ?? []) {
+      this.contractClaims[window]![contract]! += sign;
+      this.contractUsd[window]![contract]! += usd;
+    }
+    this.dirty.add(row);
+  }
+
+  private rowFor(key: number, publicId: string): number {
+    let row = this.rowOf.get(key);
+    if (row !== undefined) return row;
+    row = this.keys.length;
+    this.rowOf.set(key, row);
+    this.keys.push(key);
+    this.publicIds.push(publicId);
+    this.published.push(undefined);
+    if (row >= this.claims[0]!.length) {
+      const grow = <T extends Int32Array | Float64Array>(column: T): T => {
+        const bigger = new (column.constructor as new (size: number) => T)(column.length * 2);
+        bigger.set(column);
+        return bigger;
+      };
+      this.claims = this.claims.map(grow);
+      this.usd = this.usd.map(grow);
+    }
+    return row;
+  }
+
+  private volumeOf(row: number): CampaignVolume {
+    const counts: number[] = [];
+    for (let window = 0; window < WINDOW_COUNT; window++) counts.push(this.claims[window]![row]!);
+    for (let window = 0; window < WINDOW_COUNT; window++) counts.push(this.usd[window]![row]!);
+    return new CampaignVolume(this.keys[row]!, this.publicIds[row]!, counts);
+  }
+
+  /** Replaces the changed campaigns' entries in the rankings with their volumes now. */
+  private publish(): void {
+    for (const row of this.dirty) {
+      const before = this.published[row];
+      const after = this.volumeOf(row);
+      let listed = false;
+      for (const window of RANKED_WINDOWS) {
+        const ranking = this.rankings[window];
+        if (before && before.claims(window) > 0) ranking.delete(before);
+        if (after.claims(window) > 0) {
+          ranking.set(after, undefined);
+          listed = true;
+        }
+      }
+      this.published[row] = listed ? after : undefined;
+    }
+    this.dirty.clear();
+  }
+
+  private store(atUs: number, signedRow: number, usd: number): void {
+    const index = Math.floor(atUs / BUCKET_US);
+    let bucket = this.buckets.get(index);
+    if (!bucket) {
+      bucket = { values: new Float64Array(16 * STRIDE), length: 0 };
+      this.buckets.set(index, bucket);
+    }
+    if ((bucket.length + 1) * STRIDE > bucket.values.length) {
+      const bigger = new Float64Array(bucket.values.length * 2);
+      bigger.set(bucket.values);
+      bucket.values = bigger;
+    }
+    // Claims mostly arrive in time order: the insertion point is usually the end.
+    const position = upperBound(bucket, atUs);
+    const { values } = bucket;
+    if (position < bucket.length) values.copyWithin((position + 1) * STRIDE, position * STRIDE, bucket.length * STRIDE);
+    values[position * STRIDE] = atUs;
+    values[position * STRIDE + 1] = signedRow;
+    values[position * STRIDE + 2] = usd;
+    bucket.length++;
+    this.contributionCount++;
+  }
+
+  /** Calls `visit` for every contribution in (fromUs, toUs]. */
+  private sweep(fromUs: number, toUs: number, visit: (row: number, usd: number, sign: number) => void): void {
+    const first = Math.floor(fromUs / BUCKET_US);
+    const last = Math.floor(toUs / BUCKET_US);
+    const visitBucket = (bucket: Bucket | undefined) => {
+      if (!bucket) return;
+      const { values } = bucket;
+      for (let position = upperBound(bucket, fromUs); position < bucket.length; position++) {
+        if (values[position * STRIDE]! > toUs) break;
+        const signedRow = values[position * STRIDE + 1]!;
+        visit(Math.abs(signedRow) - 1, values[position * STRIDE + 2]!, Math.sign(signedRow));
+      }
+    };
+    if (last - first < this.buckets.size) {
+      for (let index = first; index <= last; index++) visitBucket(this.buckets.get(index));
+    } else {
+      // A long jump (the clock after a pause): visit the buckets there are rather than every minute in between.
+      const indexes = [...this.buckets.keys()].filter((index) => index >= first && index <= last).sort((a, b) => a - b);
+      for (const index of indexes) visitBucket(this.buckets.get(index));
+    }
+  }
+
+  /** Forgets the buckets wholly before `cutoffUs`: they can never be in a window again. */
+  private dropBefore(cutoffUs: number): void {
+    const lastGone = Math.floor(cutoffUs / BUCKET_US) - 1;
+    // Once a minute, not on every step: no contribution is ever stored below the cutoff.
+    if (lastGone <= this.droppedThrough) return;
+    this.droppedThrough = lastGone;
+    for (const [index, bucket] of this.buckets) {
+      if (index <= lastGone) {
+        this.contributionCount -= bucket.length;
+        this.buckets.delete(index);
+      }
+    }
+  }
+}
+
+/** The first position whose time is greater than `atUs`. */
+function upperBound(bucket: Bucket, atUs: number): number {
+  let low = 0;
+  let high = bucket.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (bucket.values[middle * STRIDE]! <= atUs) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { freePort } from './helpers/server-process.js';
+
+/**
+ * What a newcomer sees: `npm start` runs `node dist/server.js` on their terminal, and the logs must be
+ * readable lines there, not JSON. util-linux `script` gives the built server a pseudo-terminal as
+ * stdout; the same command with NODE_ENV=production (the image) must stay JSON. (Not on a terminal,
+ * every other black-box test reads the server's JSON lines.)
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCRIPT = '/usr/bin/script';
+const hasScript = existsSync(SCRIPT);
+if (!hasScript) console.log(`terminal logs test skipped: no ${SCRIPT} (apt-get install bsdutils)`);
+
+/** The server's output on a pseudo-terminal, from start until it logs `ready`. */
+async function outputOnTerminal(env: Record<string, string>): Promise<string> {
+  const child = spawn(SCRIPT, ['--quiet', '--return', '--flush', '--command', `${process.execPath} dist/server.js`, '/dev/null'], {
+    cwd: ROOT,
+    // Its own process group, so that the shell `script` starts and the server end together.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      PGLITE_DATA_DIR: 'memory://',
+      DEMO_DATA: 'false',
+      ...env,
+    },
+  });
+  let output = '';
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const deadline = setTimeout(kill, 20_000);
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (/\bready\b/.test(output)) kill();
+  });
+  await ended;
+  clearTimeout(deadline);
+  // The terminal's own line endings and colours are not the server's.
+  // eslint-disable-next-line no-control-regex
+  return output.replace(/\r/g, '').replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+describe.skipIf(!hasScript)('logs of the built server on a terminal', () => {
+  it('are readable lines: time, level, message, fields below', async () => {
+    const output = await outputOnTerminal({});
+    expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: database opened\n {4}database: "embedded PGlite \(in memory\)"$/m);
+    expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: ready$/m);
+    expect(output).not.toMatch(/^\{"level"/m);
+  }, 30_000);
+
+  it('stay JSON with NODE_ENV=production, as in the image', async () => {
+    const output = await outputOnTerminal({ NODE_ENV: 'production' });
+    const lines = output.split('\n').filter((line) => line.startsWith('{'));
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(expect.arrayContaining(['database opened', 'ready']));
+    expect(output).not.toMatch(/INFO: ready/);
+  }, 30_000);
+});

@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { queryRows } from '../../src/db/client.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { address, erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
+
+/**
+ * What a claim costs the readers' side: the fields it changes live in campaign_live, so the
+ * campaign's stored documents (steps, allow list, every incentive) are not rewritten; reads fill
+ * the fields in and answer as before.
+ */
+describe('a claim leaves the stored documents alone', () => {
+  let database: TestDatabase;
+  let app: App;
+  let campaign: { key: number; publicId: string };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database);
+    campaign = await insertCampaign(database.db, {
+      incentives: [erc20Incentive(address(0x7f001), '10', '5'), erc20Incentive(address(0x7f002))],
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const rowVersions = async () => {
+    const [row] = await queryRows<{ document: string; live: string }>(
+      database.db,
+      sql`SELECT d.xmin::text AS document, l.xmin::text AS live
+            FROM campaign_documents AS d JOIN campaign_live AS l USING (campaign_key)
+           WHERE campaign_key = ${campaign.key}`,
+    );
+    return row!;
+  };
+
+  it('rewrites only campaign_live, and reads show the new totals', async () => {
+    const before = await rowVersions();
+    await insertClaim(database.db, { campaignKey: campaign.key, incentivePosition: 0, amount: '10', usdValue: '1.25' });
+    const after = await rowVersions();
+    expect(after.document).toBe(before.document);
+    expect(after.live).not.toBe(before.live);
+
+    const detail = await app.inject(`/campaigns/${campaign.publicId}`);
+    expect(detail.statusCode, detail.body).toBe(200);
+    const [first, second] = detail.json<{ incentives: Record<string, unknown>[] }>().incentives;
+    expect(first).toMatchObject({ claimedAmount: '10', totalClaims: '1', totalAmountClaimed: '10', remainingBalance: '40' });
+    expect(second).toMatchObject({ claimedAmount: '0', totalClaims: '0' });
+
+    const list = await app.inject('/campaigns?pageSize=100&tokenWhitelist=false');
+    const item = list.json<{ campaigns: { id: string; usdSpend: number; incentives: Record<string, unknown>[] }[] }>()
+      .campaigns.find((entry) => entry.id === campaign.publicId);
+    expect(item?.usdSpend).toBe(1.25);
+    expect(item?.incentives[0]).toMatchObject({ claimedAmount: '10', remainingBalance: '40' });
+  });
+
+  it('rewrites the documents when the campaign itself changes', async () => {
+    const before = await rowVersions();
+    await database.db.execute(sql`UPDATE campaigns SET campaign_name = 'Renamed' WHERE key = ${campaign.key}`);
+    expect((await rowVersions()).document).not.toBe(before.document);
+  });
+});

@@ -1,0 +1,104 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { claimChangeMarks, claimChanges, claims } from '../../src/db/schema.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { insertCampaign, insertClaim } from '../helpers/factories.js';
+
+interface ChangeRow {
+  campaign_key: number | null;
+  usd_value: string | null;
+  sign: number;
+}
+
+/** The trigger behind the claim change feed (src/db/sql/claims_record_changes.sql, prune_claim_changes.sql). */
+describe('claim change feed', () => {
+  let database: TestDatabase;
+  let campaignKey: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    campaignKey = (await insertCampaign(database.db)).key;
+  });
+  afterAll(() => database.close());
+  beforeEach(async () => {
+    await database.db.delete(claims);
+    await database.db.delete(claimChanges);
+    await database.db.delete(claimChangeMarks);
+  });
+
+  const changes = () =>
+    queryRows<ChangeRow>(
+      database.db,
+      sql`SELECT campaign_key, usd_value::text AS usd_value, sign FROM claim_changes ORDER BY xid, sign, usd_value`,
+    );
+
+  it('records an insert, an update that moves a claim, and a delete, each in its writing transaction', async () => {
+    const claim = await insertClaim(database.db, { campaignKey, usdValue: '2.5' });
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '2.500000', sign: 1 }]);
+
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`UPDATE claims SET usd_value = 3 WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([
+      { campaign_key: campaignKey, usd_value: '2.500000', sign: -1 },
+      { campaign_key: campaignKey, usd_value: '3.000000', sign: 1 },
+    ]);
+
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`DELETE FROM claims WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '3.000000', sign: -1 }]);
+  });
+
+  it('records nothing for an update that leaves campaign, instant and value alone', async () => {
+    const claim = await insertClaim(database.db, { campaignKey });
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`UPDATE claims SET amount = 7 WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([]);
+  });
+
+  it('records one reload marker for a TRUNCATE and for a bulk load, not a row per claim', async () => {
+    await database.db.execute(sql`TRUNCATE claims`);
+    expect(await changes()).toEqual([{ campaign_key: null, usd_value: null, sign: 0 }]);
+
+    await database.db.delete(claimChanges);
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+      await tx.insert(claims).values(
+        [1, 2, 3].map((n) => ({
+          campaignKey,
+          chainId: sql<number>`(SELECT chain_id FROM campaigns WHERE key = ${campaignKey})`,
+          logIndex: n,
+          incentivePosition: 0,
+          claimant: `0x${n.toString(16).padStart(40, '0')}`,
+          amount: '1',
+          usdValue: '1',
+          ethValueWei: '1',
+          txHash: `0x${'0'.repeat(64)}`,
+          claimedAt: new Date(),
+        })),
+      );
+    });
+    expect(await changes()).toEqual([{ campaign_key: null, usd_value: null, sign: 0 }]);
+  });
+
+  it('prunes the changes committed before a mark once the mark is 10 minutes old, at most once a minute', async () => {
+    await insertClaim(database.db, { campaignKey, usdValue: '1' });
+    // The write left a mark; nothing is pruned while the newest mark is under a minute old.
+    expect(await database.db.$count(claimChangeMarks)).toBe(1);
+    // A mark taken right after that write's transaction, as if 11 minutes ago, and none newer. (Its
+    // snapshot is written out: a real one's xmin is held back by any transaction open on the server.)
+    await database.db.delete(claimChangeMarks);
+    await database.db.execute(
+      sql`INSERT INTO claim_change_marks (taken_at, snapshot)
+          SELECT clock_timestamp() - interval '11 minutes', (next || ':' || next || ':')::pg_snapshot
+            FROM (SELECT max(xid)::text::bigint + 1 AS next FROM claim_changes) AS after_write`,
+    );
+    await insertClaim(database.db, { campaignKey, usdValue: '2' });
+    // The first claim's change committed before the old mark: gone. The second's stays, with a new mark.
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '2.000000', sign: 1 }]);
+    expect(await database.db.$count(claimChangeMarks)).toBe(2);
+    await insertClaim(database.db, { campaignKey, usdValue: '3' });
+    expect(await database.db.$count(claimChangeMarks)).toBe(2);
+    expect(await changes()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../../src/repositories/claim-windows.repository.js';
+import { byVolume, type ClaimContribution, ClaimVolumeState, RANKED_WINDOWS } from '../../src/services/claim-volume-state.js';
+
+const T = Date.UTC(2026, 5, 1, 12);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const CAMPAIGNS = 4;
+
+type Step =
+  | { kind: 'add'; campaign: number; offsetUs: number; usdMicros: number }
+  | { kind: 'remove'; pick: number }
+  | { kind: 'advance'; ms: number };
+
+/** Offsets near every window edge of the instants the scenario can reach, in microseconds. */
+const offsetUs = fc.oneof(
+  fc.integer({ min: -8 * DAY * 1000, max: 3 * HOUR * 1000 }),
+  fc.constantFrom(...WINDOW_NAMES.flatMap((name) => [0, -CLAIM_WINDOWS[name] * 1000]).flatMap((at) => [at - 1, at, at + 1])),
+);
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('add' as const),
+    campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+    offsetUs,
+    usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+  }),
+  fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.constantFrom(1, HOUR, DAY, 8 * DAY)) }),
+);
+
+/**
+ * The in-memory volumes against the definition, recomputed from the list of claims at every step:
+ * claims added and removed at any time (past, future, on a window edge), and the clock moving on.
+ */
+describe('ClaimVolumeState', () => {
+  it('equals a plain aggregation of the claims after every addition, removal and passing of time', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        let nowMs = T;
+        const state = new ClaimVolumeState(nowMs);
+        const claims: ClaimContribution[] = [];
+        for (const current of steps) {
+          if (current.kind === 'add') {
+            const claim: ClaimContribution = {
+              campaignKey: 100 + current.campaign,
+              publicId: `8453:0xcore:${current.campaign}`,
+              claimedAtUs: nowMs * 1000 + current.offsetUs,
+              usdMicros: current.usdMicros,
+              sign: 1,
+            };
+            claims.push(claim);
+            state.apply([claim]);
+          } else if (current.kind === 'remove') {
+            if (claims.length === 0) continue;
+            const [removed] = claims.splice(current.pick % claims.length, 1);
+            state.apply([{ ...removed!, sign: -1 }]);
+          } else {
+            nowMs += current.ms;
+            state.advanceTo(nowMs);
+          }
+          expectTotals(state, claims, nowMs);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps its time when asked for an earlier instant', () => {
+    const state = new ClaimVolumeState(T);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: (T - HOUR + 10) * 1000, usdMicros: 5, sign: 1 }]);
+    state.advanceTo(T + 20);
+    state.advanceTo(T);
+    expect(state.instantMs).toBe(T + 20);
+    expect(state.volume(1)?.claims('1h')).toBe(0);
+  });
+
+  it('forgets claims once they are older than the longest window', () => {
+    const state = new ClaimVolumeState(T);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
+    expect(state.size).toBe(1);
+    state.advanceTo(T + 7 * DAY + 2 * 60_000);
+    expect(state.size).toBe(0);
+    expect(state.volume(1)?.claims('7d')).toBe(0);
+  });
+});
+
+function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowMs: number): void {
+  const expected = (key: number, window: ClaimWindow) => {
+    const inWindow = claims.filter(
+      (claim) =>
+        claim.campaignKey === key &&
+        claim.claimedAtUs > (nowMs - CLAIM_WINDOWS[window]) * 1000 &&
+        claim.claimedAtUs <= nowMs * 1000,
+    );
+    return { claims: inWindow.length, usdMicros: inWindow.reduce((sum, claim) => sum + claim.usdMicros, 0) };
+  };
+  for (let campaign = 0; campaign < CAMPAIGNS; campaign++) {
+    const key = 100 + campaign;
+    for (const window of WINDOW_NAMES) {
+      const volume = state.volume(key);
+      const actual = { claims: volume?.claims(window) ?? 0, usdMicros: volume?.usdMicros(window) ?? 0 };
+      expect(actual, `campaign ${campaign}, ${window}`).toEqual(expected(key, window));
+    }
+  }
+  for (const window of RANKED_WINDOWS) {
+    const ranked = [...state.ranking(window).keys()];
+    const withClaims = ranked.filter((volume) => volume.claims(window) > 0);
+    expect(ranked, `${window} ranking lists only campaigns with claims in it`).toEqual(withClaims);
+    expect(ranked.map((volume) => volume.key)).toEqual([...ranked].sort(byVolume(window)).map((volume) => volume.key));
+    const listed = new Set(ranked.map((volume) => volume.key));
+    for (let campaign = 0; campaign < CAMPAIGNS; campaign++) {
+      expect(listed.has(100 + campaign), `campaign ${campaign} in the ${window} ranking`).toBe(expected(100 + campaign, window).claims > 0);
+    }
+    for (const volume of ranked) expect(volume.usdMicros(window)).toBe(expected(volume.key, window).usdMicros);
+  }
+}
