@@ -154,7 +154,7 @@ describe('import', () => {
 
   // Each bad file first changes a record (line 1), so "unchanged" shows the whole file was refused.
   const rename = `${JSON.stringify({ ...baseRecords()[0], name: 'Renamed' })}\n`;
-  const badInputs: { name: string; text: string; line: number; message: RegExp }[] = [
+  const badInputs: { name: string; text: string; line: number | undefined; message: RegExp }[] = [
     { name: 'malformed JSON', text: `${rename}{"kind": "token", "chainId": 8453,\n`, line: 2, message: /^not valid JSON/ },
     { name: 'an unknown kind', text: `${rename}{"kind": "campaing"}\n`, line: 2, message: /^unknown kind 'campaing': expected one of token, / },
     {
@@ -210,6 +210,12 @@ describe('import', () => {
       text: `${rename}${lines([claimRecord(5)]).slice(0, -1)}`,
       line: 2,
       message: /the file looks truncated/,
+    },
+    {
+      name: 'the deletion of a project an action template still names',
+      text: `${rename}${lines([{ kind: 'project', deleted: true, id: '00000000-0000-4000-8000-0000000000b1' }])}`,
+      line: undefined,
+      message: /^writing project records: .*violates foreign key constraint/,
     },
     {
       name: 'a reference to a missing action template',
