@@ -51,7 +51,8 @@ export async function startClaimWriter(url: string, ratePerSecond: number): Prom
           `0x${(0xbe0000 + (sequence % 65536)).toString(16).padStart(40, '0')}`,
           String(1 + Math.floor(Math.random() * 1_000_000)),
           (Math.random() * 100).toFixed(6),
-          `0x${sequence.toString(16).padStart(64, '0')}`,
+          // A transaction hash of its own per claim and per run: the natural key is (chain, transaction, log index).
+          `0x${(Date.now() * 1000 + (sequence % 1000)).toString(16).padStart(64, '0')}`,
         ],
       );
       latencies.push(performance.now() - started);

@@ -517,6 +517,11 @@ export const claimChanges = pgTable(
   {
     xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
     campaignKey: integer('campaign_key'),
+    /**
+     * The campaign's public ID, so that a reader needs no other table (and waits on no lock of one).
+     * Null only in changes recorded before the column existed, which no reader started since reads.
+     */
+    publicId: textC('public_id'),
     claimedAt: timestamptz('claimed_at'),
     usdValue: usd('usd_value'),
     sign: smallint('sign').notNull(),

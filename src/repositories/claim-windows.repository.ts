@@ -35,6 +35,7 @@ export interface ClaimChunk {
 /** A change from the feed; `sign` 0 says the claims were reloaded wholesale. */
 export interface ClaimChangeRow {
   campaign_key: number;
+  public_id: string | null;
   claimed_at_us: number;
   usd_micros: number;
   sign: -1 | 0 | 1;
@@ -116,10 +117,10 @@ export function createClaimWindowsRepository(db: Database) {
     async changesSince(since: FeedPosition, limit = MAX_CHANGES): Promise<FeedChanges> {
       const rows = await queryRows<ClaimChangeRow & { snapshot: string; at_ms: number; version: string }>(
         db,
-        sql`SELECT now.snapshot, now.at_ms, now.version, ch.campaign_key, ch.claimed_at_us, ch.usd_micros, ch.sign
+        sql`SELECT now.snapshot, now.at_ms, now.version, ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
               FROM (SELECT ${position}) AS now
               LEFT JOIN LATERAL (
-                SELECT x.campaign_key, x.sign::integer AS sign,
+                SELECT x.campaign_key, x.public_id, x.sign::integer AS sign,
                        (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
                        (x.usd_value * 1000000)::float8 AS usd_micros
                   FROM claim_changes AS x
@@ -134,18 +135,6 @@ export function createClaimWindowsRepository(db: Database) {
         version: head.version,
         changes: changes.length > limit ? undefined : changes,
       };
-    },
-
-    /**
-     * The public IDs of campaigns the feed named for the first time. Apart from the feed, so that a
-     * poll reads only the feed (and is not held up by writes to the campaigns table).
-     */
-    async publicIds(keys: number[]): Promise<Map<number, string>> {
-      const rows = await queryRows<{ key: number; public_id: string }>(
-        db,
-        sql`SELECT key, public_id FROM campaigns WHERE key = ANY(${sql.param(keys)}::integer[])`,
-      );
-      return new Map(rows.map((row) => [row.key, row.public_id]));
     },
 
     /** Every named contract some campaign's action steps target, with those campaigns. */

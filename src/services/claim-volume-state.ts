@@ -179,11 +179,6 @@ export class ClaimVolumeState {
     this.publish();
   }
 
-  /** Whether the campaign has a row (its public ID is known). */
-  knows(key: number): boolean {
-    return this.rowOf.has(key);
-  }
-
   /** The volumes of one campaign now, or undefined for one without claims in the last week. */
   volume(key: number): CampaignVolume | undefined {
     const row = this.rowOf.get(key);

@@ -137,9 +137,7 @@ export class ClaimWindows {
     if (result.position.atMs - this.position.atMs > MAX_FEED_GAP_MS) return this.load('fell behind the change feed');
     if (result.changes === undefined) return this.load('a large write');
     if (result.changes.some((change) => change.sign === 0)) return this.load('claims reloaded in bulk');
-    const unknown = [...new Set(result.changes.map((change) => change.campaign_key))].filter((key) => !this.state!.knows(key));
-    const publicIds = unknown.length > 0 ? await this.repository.publicIds(unknown) : new Map<number, string>();
-    this.state.apply(result.changes.map((change) => toContribution(change, publicIds)));
+    this.state.apply(result.changes.map(toContribution));
     this.position = result.position;
     this.version = result.version;
   }
@@ -210,11 +208,10 @@ export class ClaimWindows {
   }
 }
 
-/** `publicIds` names the campaigns the state does not know yet (a deleted campaign has none: it is never listed). */
-function toContribution(row: ClaimChangeRow, publicIds: Map<number, string>): ClaimContribution {
+function toContribution(row: ClaimChangeRow): ClaimContribution {
   return {
     campaignKey: row.campaign_key,
-    publicId: publicIds.get(row.campaign_key) ?? '',
+    publicId: row.public_id ?? '',
     claimedAtUs: row.claimed_at_us,
     usdMicros: row.usd_micros,
     sign: row.sign === -1 ? -1 : 1,

@@ -15,10 +15,11 @@ interface ChangeRow {
 describe('claim change feed', () => {
   let database: TestDatabase;
   let campaignKey: number;
+  let campaignPublicId: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    campaignKey = (await insertCampaign(database.db)).key;
+    ({ key: campaignKey, publicId: campaignPublicId } = await insertCampaign(database.db));
   });
   afterAll(() => database.close());
   beforeEach(async () => {
@@ -36,6 +37,12 @@ describe('claim change feed', () => {
   it('records an insert, an update that moves a claim, and a delete, each in its writing transaction', async () => {
     const claim = await insertClaim(database.db, { campaignKey, usdValue: '2.5' });
     expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '2.500000', sign: 1 }]);
+    // The campaign's public ID travels with the change: a reader needs no other table.
+    const [{ public_id: publicId } = { public_id: '' }] = await queryRows<{ public_id: string }>(
+      database.db,
+      sql`SELECT public_id FROM claim_changes`,
+    );
+    expect(publicId).toBe(campaignPublicId);
 
     await database.db.delete(claimChanges);
     await database.db.execute(sql`UPDATE claims SET usd_value = 3 WHERE id = ${claim.id}`);

@@ -6,20 +6,25 @@ BEGIN
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
     INSERT INTO claim_changes (sign) VALUES (0);
   ELSIF TG_OP = 'INSERT' THEN
-    INSERT INTO claim_changes (campaign_key, claimed_at, usd_value, sign)
-    SELECT campaign_key, claimed_at, usd_value, 1 FROM new_claims;
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, 1
+      FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key;
   ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO claim_changes (campaign_key, claimed_at, usd_value, sign)
-    SELECT campaign_key, claimed_at, usd_value, -1 FROM old_claims;
+    -- A claim deleted with its campaign (a cascade) no longer finds it: its public ID is not needed
+    -- then (the reader knows every campaign whose claims it counted), so any text will do.
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at, o.usd_value, -1
+      FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
   ELSE
     -- Only updates that move a claim between campaigns, instants or values.
-    INSERT INTO claim_changes (campaign_key, claimed_at, usd_value, sign)
-    SELECT change.campaign_key, change.claimed_at, change.usd_value, change.sign
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
      CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, o.usd_value, -1),
                                 (n.campaign_key, n.claimed_at, n.usd_value, 1))
                         AS change(campaign_key, claimed_at, usd_value, sign)
+      LEFT JOIN campaigns AS c ON c.key = change.campaign_key
      WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value);
   END IF;
   PERFORM prune_claim_changes();

@@ -1,0 +1,1 @@
+ALTER TABLE "claim_changes" ADD COLUMN "public_id" text COLLATE "C";
