@@ -24,7 +24,7 @@ export function createCampaignsRepository(db: Database) {
   return {
     async listCampaigns(filters: CampaignFilters, sort: CampaignSort, page: PageRequest, now: Date): Promise<CampaignPage> {
       const conditions = campaignFilterConditions(filters);
-      const rows = await queryRows<{ version: string; document: string | null; live: string[] | null; is_active: boolean | null }>(
+      const rows = await queryRows<{ version: string; document: string | null; live: string | null; is_active: boolean | null }>(
         db,
         // Active first among active campaigns only is newest first: without this, the empty inactive
         // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
@@ -58,9 +58,9 @@ export function createCampaignsRepository(db: Database) {
 
     /** The detail of a campaign by its normalised public ID, or null. */
     async findCampaignDetail(publicId: string, now: Date): Promise<JsonText<CampaignDetail> | null> {
-      const [row] = await queryRows<{ detail: string; live: string[]; is_active: boolean }>(
+      const [row] = await queryRows<{ detail: string; live: string; is_active: boolean }>(
         db,
-        sql`SELECT d.detail, l.incentive_fields || l.detail_totals AS live, ${isActiveAt(now)} AS is_active
+        sql`SELECT d.detail, ${liveFields(sql`l.detail_totals`)} AS live, ${isActiveAt(now)} AS is_active
               FROM campaigns AS c
               JOIN campaign_documents AS d ON d.campaign_key = c.key
               JOIN campaign_live AS l ON l.campaign_key = c.key
@@ -90,6 +90,12 @@ function hasValueFilter(filters: CampaignFilters): boolean {
 }
 
 /**
+ * The live fields of a document (campaign_live `l`) as one text, separated by the placeholder
+ * character: a driver parses a text[] character by character, a text not at all.
+ */
+const liveFields = (totals: SQL) => sql`array_to_string(l.incentive_fields || ${totals}, chr(1))`;
+
+/**
  * Keys of one page in index order (so deep pages stay index-only scans), then their documents.
  * The version row makes the result non-empty even for an empty page: the caller always learns the
  * version its snapshot saw, which decides whether a cached total still holds.
@@ -111,7 +117,7 @@ function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now
             ORDER BY rank, block_timestamp DESC, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
   return sql`
     WITH page AS MATERIALIZED (${keys})
-    SELECT v.value AS version, d.list_item AS document, l.incentive_fields || l.list_totals AS live,
+    SELECT v.value AS version, d.list_item AS document, ${liveFields(sql`l.list_totals`)} AS live,
            ${isActiveAt(now)} AS is_active
       FROM campaign_set_version AS v
       LEFT JOIN (page AS p

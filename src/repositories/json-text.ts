@@ -9,10 +9,12 @@ const PLACEHOLDER = '\u0001';
 
 /**
  * A stored document with its placeholders filled, in order, by the fields claims change: those of
- * each incentive that has them, then the campaign's totals (`campaign_live`).
+ * each incentive that has them, then the campaign's totals (`campaign_live`), given as one text
+ * separated by the same placeholder character.
  */
-export function withLiveFields(document: string, fields: readonly string[]): string {
+export function withLiveFields(document: string, live: string): string {
   const parts = document.split(PLACEHOLDER);
+  const fields = live.split(PLACEHOLDER);
   if (parts.length !== fields.length + 1) {
     throw new Error(`a stored document has ${parts.length - 1} placeholders for ${fields.length} live fields`);
   }
