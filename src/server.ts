@@ -16,6 +16,9 @@ import { STARTED, StartupWork } from './startup.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = await createServerLogger(config);
+  // A promise rejected with no handler is a bug to fix, not a reason to drop every request in
+  // flight: it is logged with its stack and the server keeps serving.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   const database = await openDatabase(config, logger);
   logger.info({ database: database.location }, 'database opened');
   if (config.MIGRATE_DATABASE_URL && database.kind === 'pglite') {
