@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
+import { createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { ClaimWindows } from '../../src/services/claim-windows.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -46,6 +48,32 @@ describe('health routes', () => {
     } finally {
       await unready.close();
       await gone.close();
+    }
+  });
+
+  it('GET /health/ready answers 503 until the claim volumes are loaded, then 200', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const load = repository.load.bind(repository);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    vi.spyOn(repository, 'load').mockImplementation(async (...args) => {
+      await gate;
+      return load(...args);
+    });
+    const claimWindows = new ClaimWindows(repository, { pollMs: 60_000, targetsRefreshMs: 60_000, logger: { info: () => undefined, warn: () => undefined } });
+    const loading = await buildTestApp(database, {}, undefined, { claimWindows });
+    try {
+      const response = await loading.inject('/health/ready');
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['retry-after']).toBeDefined();
+      expect(response.json()).toEqual({ error: 'starting: loading claim volumes' });
+      release();
+      expect((await loading.inject('/health/ready')).statusCode).toBe(200);
+    } finally {
+      release();
+      await loading.close();
     }
   });
 });
