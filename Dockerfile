@@ -28,7 +28,9 @@ ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --omit=optional too: viem's optional peer typescript (and @types) would otherwise come along, and
+# the only optional dependencies are anvil (for tests) and pg's Cloudflare socket.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 # The code stays root-owned and read-only to the service; only the embedded database's directory

@@ -92,6 +92,13 @@ export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
     const row = find('trending 24h', 'off');
     return row && row.p99Ms < 20 && (row.ratioToBaseline ?? 0) >= 200;
   });
+  for (const scenario of ['reward-kit campaigns', 'reward-kit profile', 'activity by random id']) {
+    target(`${scenario}, cache off: >= 50% of trending 24h's throughput, p99 <= 25 ms`, () => {
+      const row = find(scenario, 'off');
+      const trending = find('trending 24h', 'off');
+      return row && trending && row.requestsPerSecond >= 0.5 * trending.requestsPerSecond && row.p99Ms <= 25;
+    });
+  }
   target('deep page 1000: p50 <= 2x page 1', () => {
     const deep = find('list page 1000', 'off');
     const first = find('list default', 'off');

@@ -44,6 +44,27 @@ export async function callEveryOperation(options: ClientOptions) {
   const exploreContracts = await api.GET('/explore/contracts', {
     params: { query: { sortBy: 'most-completions', timePeriod: '24h', actionChainIds: ['1', '8453'] } },
   });
+  const getKnownSignatures = await api.GET('/known-signatures', { params: { query: { pageSize: 20 } } });
+  const getClaimableSignatures = await api.GET('/signatures/claimable/{address}', {
+    params: { path: { address: '0x5eed00000000000000000000000000000000c0de' } },
+  });
+  const getBlocklist = await api.GET('/blocklist/{chainId}/{tokenAddress}', {
+    params: { path: { chainId: '8453', tokenAddress: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' } },
+  });
+  const getActionTemplates = await api.GET('/action-templates', { params: { query: { onlyActive: false, status: ['approved'] } } });
+  const templateId = getActionTemplates.data?.[0]?.actionTemplate.id ?? '00000000-0000-4000-8000-000000000000';
+  const getActionTemplate = await api.GET('/action-templates/{id}', { params: { path: { id: templateId } } });
+  const getBudgetAccounts = await api.GET('/budget-accounts', { params: { query: { chainId: 8453, pageSize: 5 } } });
+  const accountId = getBudgetAccounts.data?.[0]?.id ?? '8453:0x0000000000000000000000000000000000000001';
+  const getBudgetAccount = await api.GET('/budget-accounts/{id}', { params: { path: { id: accountId } } });
+  const getRewardKitRewards = await api.GET('/reward-kit/campaigns', { params: { query: { sortBy: 'recently-deployed', pageSize: 5 } } });
+  const claimantAddress = '0x5eed00000000000000000000000000000000c0de';
+  const getRewardKit = await api.GET('/reward-kit', { params: { query: { claimantAddress, tokenWhitelist: false } } });
+  const getRewardKitReward = await api.GET('/reward-kit/campaigns/{id}', {
+    params: { path: { id: firstId }, query: { address: claimantAddress } },
+  });
+  const exploreCampaigns = await api.GET('/explore', { params: { query: { sortBy: 'total-spend', timePeriod: '7d' } } });
+  const getCampaignActivity = await api.GET('/campaigns/{id}/activity', { params: { path: { id: firstId }, query: { pageSize: 20 } } });
   const listAccessLists = await staging.GET('/campaigns/accesslists', { params: { query: { order: 'ASC', pageSize: 10 } } });
   const getUserProfile = await staging.GET('/users/profile');
 
@@ -55,7 +76,36 @@ export async function callEveryOperation(options: ClientOptions) {
     contracts: exploreContracts.data?.length,
     accessLists: listAccessLists.data?.totalAccesslists,
     score: getUserProfile.data?.score,
+    signatures: getKnownSignatures.data?.count,
+    claimable: getClaimableSignatures.data?.length,
+    blocked: getBlocklist.data?.isBlocked,
+    template: getActionTemplate.data?.project.id,
+    budgetAccount: getBudgetAccount.data?.owner,
+    rewards: getRewardKitRewards.data?.campaigns.length,
+    claimedUsd: getRewardKit.data?.totalClaimedAmountUsd,
+    rewardClaims: getRewardKitReward.data?.totalClaims,
+    explored: exploreCampaigns.data?.totalCount,
+    activity: getCampaignActivity.data?.totalActivityCount,
   };
-  const calls = { listCampaigns, getCampaign, listTrendingCampaigns, exploreContracts, listAccessLists, getUserProfile };
+  const calls = {
+    listCampaigns,
+    getCampaign,
+    listTrendingCampaigns,
+    exploreContracts,
+    listAccessLists,
+    getUserProfile,
+    getKnownSignatures,
+    getClaimableSignatures,
+    getBlocklist,
+    getActionTemplates,
+    getActionTemplate,
+    getBudgetAccounts,
+    getBudgetAccount,
+    getRewardKitRewards,
+    getRewardKit,
+    getRewardKitReward,
+    exploreCampaigns,
+    getCampaignActivity,
+  };
   return { calls, summary };
 }

@@ -3,7 +3,7 @@
 # image shows up here rather than in production:
 #   - on the image's Node (the Dockerfile's NODE_IMAGE version, through scripts/with-image-node.sh),
 #     not the machine's;
-#   - a clean copy with production dependencies only (npm ci --omit=dev), dist/ and migrations/;
+#   - a clean copy with production dependencies only (npm ci --omit=dev --omit=optional), dist/ and migrations/;
 #   - the migrate command, then the seed command, from the built output, against a scratch
 #     PostgreSQL database on 127.0.0.1:5432 (created here, dropped on exit); then export, import of
 #     the export into a second empty database, and a byte-identical export of that copy;
@@ -43,9 +43,9 @@ fail() {
 echo "::: build stage: npm run build"
 npm run build --silent
 
-echo "::: runtime stage in $WORK: npm ci --omit=dev, dist/, migrations/"
+echo "::: runtime stage in $WORK: npm ci --omit=dev --omit=optional, dist/, migrations/"
 cp package.json package-lock.json "$WORK/"
-(cd "$WORK" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+(cd "$WORK" && npm ci --omit=dev --omit=optional --no-audit --no-fund --loglevel=error)
 cp -R dist migrations "$WORK/"
 for dev_only in typescript vitest tsx drizzle-kit; do
   [ ! -e "$WORK/node_modules/$dev_only" ] || fail "devDependency $dev_only was installed with --omit=dev"

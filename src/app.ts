@@ -11,14 +11,16 @@ import { errorHandler } from './plugins/error-handler.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
 import { overloadProtection } from './plugins/external/overload.js';
+import { cachingSerializerFactory } from './serializer-cache.js';
 import { rateLimitPerClient } from './plugins/external/rate-limit.js';
 import { securityHeaders } from './plugins/external/security-headers.js';
-import { metrics } from './plugins/metrics.js';
+import { metrics, rateLimitStoreErrors } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
 import { responseCache } from './plugins/response-cache.js';
 import { refuseWhileClosing } from './plugins/shutdown.js';
+import { refuseWhileReplicaLags } from './plugins/replica-lag-gate.js';
 import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
@@ -27,8 +29,12 @@ import { contractRoutes } from './routes/contracts.js';
 import { healthRoutes } from './routes/health.js';
 import { stagingRoutes } from './routes/staging.js';
 import { trendingRoutes } from './routes/trending.js';
+import { registryRoutes } from './routes/registry.js';
+import { rewardKitRoutes } from './routes/reward-kit.js';
+import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { ClaimWindows } from './services/claim-windows.js';
+import { ReplicaLag } from './services/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
 
@@ -77,6 +83,8 @@ export async function buildApp(
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     // Requests arriving during shutdown get the envelope from refuseWhileClosing, not Fastify's own body.
     return503OnClosing: false,
+    // Identical response schemas compile once per process (see serializer-cache.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
     ajv: {
       customOptions: {
         // The strict-query hook converts query strings itself: no silent coercion of `1e2` or ` 10`.
@@ -121,7 +129,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  app.decorate('repositories', createRepositories(database.db));
+  app.decorate('repositories', createRepositories(database.db, database.read));
   app.decorate('clock', clock);
   await app.register(claimWindowsLifecycle, {
     claimWindows:
@@ -142,6 +150,18 @@ export async function buildApp(
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);
   if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
+  // Before the response cache: its onRequest hook must run first, so that cached answers count
+  // against the budget and carry its headers.
+  if (config.RATE_LIMIT_MAX > 0) {
+    const storeErrors = app.metricsRegistry && rateLimitStoreErrors(app.metricsRegistry);
+    await app.register(rateLimitPerClient, {
+      max: config.RATE_LIMIT_MAX,
+      windowMs: config.RATE_LIMIT_WINDOW_MS,
+      redisUrl: config.RATE_LIMIT_REDIS_URL,
+      logger,
+      onStoreError: () => storeErrors?.inc(),
+    });
+  }
   await app.register(publicCache, { maxAgeSeconds: config.CACHE_MAX_AGE_S });
   if (config.RESPONSE_CACHE_TTL_MS > 0) {
     await app.register(responseCache, {
@@ -160,9 +180,6 @@ export async function buildApp(
     maxHeapMb: config.OVERLOAD_MAX_HEAP_MB,
     maxRssMb: config.OVERLOAD_MAX_RSS_MB,
   });
-  if (config.RATE_LIMIT_MAX > 0) {
-    await app.register(rateLimitPerClient, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
-  }
   await app.register(openApi, { baseUrl: config.BASE_URL, stagingUrl: config.STAGING_URL });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -171,13 +188,22 @@ export async function buildApp(
     }
   });
 
-  await app.register(healthRoutes, { database, startup });
+  // Only a separate read database can lag; the primary never does.
+  const replicaLag =
+    config.DATABASE_READ_URL && config.DB_READ_MAX_LAG_MS > 0
+      ? new ReplicaLag(() => app.repositories.replication.replayLagMs(), config.DB_READ_MAX_LAG_MS)
+      : undefined;
+  await app.register(healthRoutes, { database, startup, replicaLag });
   // The API needs the migrated schema: until start-up work is done, it answers 503.
   await app.register(async (api) => {
     await api.register(refuseUntilStarted, { startup });
+    if (replicaLag) await api.register(refuseWhileReplicaLags, { lag: replicaLag });
     await api.register(campaignRoutes);
     await api.register(trendingRoutes);
     await api.register(contractRoutes);
+    await api.register(registryRoutes);
+    await api.register(rewardKitRoutes);
+    await api.register(exploreRoutes);
     await api.register(stagingRoutes);
   });
 

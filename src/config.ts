@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseTargets } from './indexer/targets.js';
 
 /**
  * Every setting the service reads, from the environment, validated once.
@@ -53,7 +54,26 @@ export const ConfigSchema = Type.Object({
         'Connection string the migrate command and MIGRATE_ON_START use (a role that owns the schema); default DATABASE_URL. Lets DATABASE_URL name a read-only role',
     }),
   ),
+  DATABASE_READ_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'Connection string for the API\'s reads of public data, e.g. a hot standby; default DATABASE_URL. Bearer tokens are still checked on DATABASE_URL (the primary), so a revoked token is refused at once, not after replication',
+    }),
+  ),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections in the pg pool' }),
+  DB_POOL_MODE: Type.Union([Type.Literal('session'), Type.Literal('transaction')], {
+    default: 'session',
+    description:
+      'session: direct connections (or PgBouncer in session mode): settings at connection start, named prepared statements. transaction: PgBouncer in transaction mode: no startup parameters, timeouts set in each transaction, no named statement outlives its transaction',
+  }),
+  DB_READ_MAX_LAG_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 30_000,
+    description:
+      'With DATABASE_READ_URL: replay lag of the standby above which readiness and the API answer 503 with Retry-After; 0 = no check',
+  }),
   DB_STATEMENT_TIMEOUT_MS: milliseconds(5000, 'PostgreSQL statement_timeout of every API query; over it the answer is 504'),
   DB_QUERY_TIMEOUT_MS: Type.Optional(
     Type.Integer({
@@ -126,6 +146,13 @@ export const ConfigSchema = Type.Object({
     description: 'Requests per client IP per window; 0 turns the limit off (behind a gateway that limits)',
   }),
   RATE_LIMIT_WINDOW_MS: milliseconds(60_000, 'Length of the rate limit window'),
+  RATE_LIMIT_REDIS_URL: Type.Optional(
+    Type.String({
+      pattern: '^rediss?://',
+      description:
+        'Redis that keeps the rate limit budgets, so that every replica shares one budget per client; unset = each process counts alone. Redis unreachable = requests pass (logged, counted in rate_limit_store_errors_total)',
+    }),
+  ),
   TRUST_PROXY: Type.String({
     default: '',
     description:
@@ -157,6 +184,50 @@ export const ConfigSchema = Type.Object({
     maximum: 1_000_000,
     default: 0,
     description: 'Resident memory above which requests get 503; 0 = off',
+  }),
+  CHAIN_RPC_URLS: Type.Optional(
+    Type.String({
+      description:
+        'The indexer (npm run index): the JSON-RPC endpoint of each chain to follow, comma-separated chainId=URL (8453=https://base.example/rpc,10=https://…)',
+    }),
+  ),
+  INDEXER_CORES: Type.Optional(
+    Type.String({
+      description:
+        'BoostCore deployments the indexer follows, comma-separated chainId:0xAddress:startBlock; default: the protocol\'s deployments on every chain of CHAIN_RPC_URLS',
+    }),
+  ),
+  INDEXER_CONFIRMATIONS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 5,
+    description: 'Blocks below the head the indexer waits for before it writes a block',
+  }),
+  INDEXER_BLOCK_RANGE: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 2000,
+    description: 'Most blocks the indexer reads in one eth_getLogs range (smaller ranges follow when a node refuses one)',
+  }),
+  INDEXER_POLL_MS: milliseconds(1000, 'How often the indexer asks for a new head once it has caught up'),
+  INDEXER_REORG_DEPTH: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 256,
+    description: 'Blocks below the checkpoint whose hashes and writes the indexer remembers to undo a chain reorganisation',
+  }),
+  INDEXER_LAG_BUDGET_S: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 120,
+    description: 'Readiness of the indexer: every chain\'s last indexed block is at most this many seconds older than the head',
+  }),
+  INDEXER_RPC_TIMEOUT_MS: milliseconds(10_000, 'Time one JSON-RPC request of the indexer may take before it is retried'),
+  INDEXER_METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 9464,
+    description: 'Port of the indexer\'s /metrics and /health/ready (on HOST); 0 = none',
   }),
 });
 
@@ -205,7 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
   const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
-  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings));
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;

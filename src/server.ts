@@ -20,16 +20,18 @@ async function main(): Promise<void> {
   // flight: it is logged with its stack and the server keeps serving.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   const database = await openDatabase(config, logger);
-  logger.info({ database: database.location }, 'database opened');
+  logger.info({ database: database.location, reads: database.readLocation, poolMode: config.DB_POOL_MODE }, 'database opened');
   if (config.MIGRATE_DATABASE_URL && database.kind === 'pglite') {
     logger.warn('MIGRATE_DATABASE_URL is ignored: without DATABASE_URL the embedded database is used');
   }
 
   const demo = config.DEMO_DATA ?? database.kind === 'pglite';
   const startup = new StartupWork(logger, config.MIGRATE_ON_START ? 'database migrations are not applied yet' : 'loading demo data');
+  // Without migrations or demo data to wait for, the API answers at once; the connection check
+  // below still runs, and a refusal it finds ends the process.
   const app = await buildApp(config, { database, logger, startup: config.MIGRATE_ON_START || demo ? startup : STARTED });
   await app.listen({ port: config.PORT, host: config.HOST });
-  printStartupBlock(config, database.location);
+  printStartupBlock(config, database.readLocation ? `${database.location} (reads: ${database.readLocation})` : database.location);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -58,6 +60,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 
   const demoToken = await startup.run(async () => {
+    // A database that refuses the connection (wrong role or database, a pooler refusing the
+    // settings) ends the process here with a message saying what to fix, instead of 503s forever.
+    await database.verify();
     if (config.MIGRATE_ON_START) {
       await database.migrate();
       logger.info('migrations applied');

@@ -11,7 +11,9 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { isDatabaseUnavailable } from '../plugins/error-handler.js';
 import { migratePglite, migratePostgres } from './migrate.js';
+import { transactionPooledClient } from './transaction-pooling.js';
 import * as schema from './schema.js';
 import { describePostgresUrl } from './url.js';
 
@@ -19,14 +21,31 @@ import { describePostgresUrl } from './url.js';
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export interface DatabaseHandle {
+  /** The primary: writes, and the reads that must see them at once (bearer tokens). */
   db: Database;
+  /**
+   * Where the API reads public data: DATABASE_READ_URL (a hot standby) when set, else `db`.
+   * Repositories take this unless what they read must never lag a write (see createRepositories).
+   */
+  read: Database;
   kind: 'postgres' | 'pglite';
   /** Where the data lives, safe to print (no password). */
   location: string;
   /** The pg pool, when on PostgreSQL (for pool metrics); absent on PGlite. */
   pool?: pg.Pool;
+  /** The read pool, when DATABASE_READ_URL names another server; absent otherwise. */
+  readPool?: pg.Pool;
+  /** Where the reads go, safe to print; absent when they go to `location`. */
+  readLocation?: string;
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
+  /**
+   * Opens a connection to each database (primary, read replica) and runs `SELECT 1`. Rejects with
+   * the driver's error while a database is unreachable (the caller retries), and with a
+   * ConnectionRefused when a database refuses the connection for good (a wrong role, password or
+   * database name, or a pooler refusing the startup parameters): waiting would not fix that.
+   */
+  verify(): Promise<void>;
   /** Applies pending migrations (under an advisory lock on PostgreSQL). */
   migrate(): Promise<void>;
   /**
@@ -56,10 +75,12 @@ export type DatabaseSettings = Pick<
     Pick<
       Config,
       | 'MIGRATE_DATABASE_URL'
+      | 'DATABASE_READ_URL'
       | 'DB_QUERY_TIMEOUT_MS'
       | 'DB_POOL_ACQUIRE_TIMEOUT_MS'
       | 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS'
       | 'DB_APPLICATION_NAME'
+      | 'DB_POOL_MODE'
     >
   >;
 
@@ -72,12 +93,23 @@ export async function openDatabase(settings: DatabaseSettings, logger?: Logger):
 function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger): DatabaseHandle {
   const pool = createPool(url, settings, logger);
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
+  const readUrl = settings.DATABASE_READ_URL;
+  const readPool = readUrl ? createPool(readUrl, settings, logger) : undefined;
+  const read = readPool ? (drizzleNodePg({ client: readPool, schema }) as unknown as Database) : db;
+  const pools = readPool ? [pool, readPool] : [pool];
   return {
     db,
+    read,
     kind: 'postgres',
     location: describePostgresUrl(url),
     pool,
-    ping: (timeoutMs) => withTimeout(pool.query('SELECT 1').then(() => undefined), timeoutMs),
+    readPool,
+    readLocation: readUrl ? describePostgresUrl(readUrl) : undefined,
+    ping: (timeoutMs) => withTimeout(Promise.all(pools.map((each) => each.query('SELECT 1'))).then(() => undefined), timeoutMs),
+    verify: async () => {
+      await verifyPool(pool, url);
+      if (readPool) await verifyPool(readPool, readUrl!);
+    },
     migrate: () => migratePostgres(settings.MIGRATE_DATABASE_URL ?? url, settings.DB_CONNECT_TIMEOUT_MS),
     bulkTransaction: async (work) => {
       const client = await pool.connect();
@@ -100,8 +132,32 @@ function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger):
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all(pools.map((each) => each.end()));
+    },
   };
+}
+
+/** A database refused the API's connection for a reason waiting will not fix; the message says what to check. */
+export class ConnectionRefused extends Error {
+  override name = 'ConnectionRefused';
+}
+
+async function verifyPool(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    // Connected, and the statement ran into DB_STATEMENT_TIMEOUT_MS on a busy server: not a refusal.
+    if ((error as { code?: unknown }).code === '57014') return;
+    const { code, message } = error as { code?: string; message?: string };
+    const hint = message?.includes('unsupported startup parameter')
+      ? ': a pooler in transaction mode (PgBouncer) is in between; set DB_POOL_MODE=transaction'
+      : ': check the role, password and database name in the URL';
+    throw new ConnectionRefused(`${describePostgresUrl(url)} refused the connection (${code ?? 'no SQLSTATE'}: ${message})${hint}`, {
+      cause: error,
+    });
+  }
 }
 
 /** TCP keepalive finds a database host that vanished without closing its connections. */
@@ -117,11 +173,18 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
  *   idle for DB_IDLE_IN_TRANSACTION_TIMEOUT_MS;
  * - the client stops waiting for an answer after DB_QUERY_TIMEOUT_MS (see boundSingleQueries).
  *
- * Every setting is sent at connection start-up, so none needs a privilege: a read-only role works.
+ * Every setting is sent at connection start-up (DB_POOL_MODE=session) or at the start of each
+ * transaction (DB_POOL_MODE=transaction), so none needs a privilege: a read-only role works.
  */
 function createPool(url: string, settings: DatabaseSettings, logger?: Logger): pg.Pool {
   const connectTimeoutMs = settings.DB_CONNECT_TIMEOUT_MS;
-  class ApiClient extends pg.Client {
+  const statementTimeoutMs = settings.DB_STATEMENT_TIMEOUT_MS;
+  const idleInTransactionTimeoutMs = settings.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 10_000;
+  const transactionPooled = settings.DB_POOL_MODE === 'transaction';
+  const Base: typeof pg.Client = transactionPooled
+    ? transactionPooledClient({ statementTimeoutMs, idleInTransactionTimeoutMs })
+    : pg.Client;
+  class ApiClient extends Base {
     constructor(config: pg.ClientConfig) {
       // The pool hands every client its own options; the connection string carries the password.
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
@@ -131,8 +194,10 @@ function createPool(url: string, settings: DatabaseSettings, logger?: Logger): p
     connectionString: url,
     max: settings.DB_POOL_MAX,
     connectionTimeoutMillis: settings.DB_POOL_ACQUIRE_TIMEOUT_MS ?? connectTimeoutMs,
-    statement_timeout: settings.DB_STATEMENT_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: settings.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 10_000,
+    // Behind a transaction pooler these are set per transaction instead (src/db/transaction-pooling.ts).
+    ...(transactionPooled
+      ? {}
+      : { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionTimeoutMs }),
     application_name: settings.DB_APPLICATION_NAME ?? 'campaign-service',
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
@@ -161,6 +226,11 @@ type QueryFunction = (config: unknown, values?: unknown, callback?: unknown) => 
  */
 const STALE_CONNECTION_RETRIES = 2;
 
+/** A hot standby cancelled the statement to replay the primary's changes (40001): tried again, it reads a newer snapshot. */
+function isRecoveryConflict(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40001';
+}
+
 /** The server or the network closed a connection that was open: not "cannot connect", not a timeout. */
 function isClosedConnection(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -175,9 +245,10 @@ function isClosedConnection(error: unknown): boolean {
  * Gives every single-statement query (`pool.query`: all API reads, Drizzle's included) a client-side
  * `query_timeout`, so a connection whose peer vanished cannot hold a request forever; the pool then
  * discards that connection. A statement whose connection proves to be closed is retried (see
- * STALE_CONNECTION_RETRIES). Transactions (`pool.connect`) are left to the server's timeouts and TCP
- * keepalive: the claim-window snapshot raises its own statement_timeout for a background job's
- * budget, which a client-side limit would cut short.
+ * STALE_CONNECTION_RETRIES), and so is one a hot standby cancelled for a recovery conflict.
+ * Transactions (`pool.connect`) are left to the server's timeouts and TCP keepalive: the claim
+ * volumes' load raises its own statement_timeout for a background job's budget, which a
+ * client-side limit would cut short.
  */
 function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
   const query = pool.query.bind(pool) as QueryFunction;
@@ -195,7 +266,7 @@ function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
       try {
         return await (query(limited, values));
       } catch (error) {
-        if (retriesLeft > 0 && isClosedConnection(error)) return attempt(retriesLeft - 1);
+        if (retriesLeft > 0 && (isClosedConnection(error) || isRecoveryConflict(error))) return attempt(retriesLeft - 1);
         throw error;
       }
     };
@@ -219,9 +290,11 @@ export function wrapPglite(client: PGlite, location: string): DatabaseHandle {
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return {
     db,
+    read: db,
     kind: 'pglite',
     location,
     ping: (timeoutMs) => withTimeout(client.query('SELECT 1').then(() => undefined), timeoutMs),
+    verify: async () => undefined,
     migrate: () => migratePglite(client),
     bulkTransaction: (work) =>
       client.transaction((tx) =>

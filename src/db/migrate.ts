@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePgliteDb } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
@@ -14,9 +14,11 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 const MIGRATION_LOCK_KEY = 7_312_841_560;
 
 /**
- * Applies pending migrations on one dedicated connection that holds a session advisory lock,
+ * Applies pending migrations in one transaction that first takes a transaction-level advisory lock,
  * so replicas starting together run them one after the other; the later ones find nothing to do.
- * drizzle applies all pending migrations in one transaction: a failure leaves the schema unchanged.
+ * A failure leaves the schema unchanged. The lock lives exactly as long as the transaction, so this
+ * works through a pooler in transaction mode (PgBouncer) as well as on a direct connection: a
+ * session lock would be taken on one server connection and released on another.
  */
 export async function migratePostgres(url: string, connectTimeoutMs = 5000): Promise<void> {
   const client = new pg.Client({
@@ -30,12 +32,30 @@ export async function migratePostgres(url: string, connectTimeoutMs = 5000): Pro
     throw new Error(`cannot reach ${describePostgresUrl(url)}: ${describeConnectError(error)}`, { cause: error });
   }
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    const db = drizzleNodePg({ client });
+    const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    // drizzle's migrator reads which migrations are applied, then applies the rest in a transaction
+    // of its own; here that transaction is the one holding the lock (no nested BEGIN).
+    const { dialect, session } = db as unknown as DrizzleInternals;
+    const inOurTransaction = Object.assign(Object.create(session) as object, {
+      transaction: <T>(work: (tx: typeof db) => Promise<T>) => work(db),
+    });
+    await dialect.migrate(migrations, inOurTransaction, { migrationsFolder: MIGRATIONS_FOLDER });
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
+}
+
+/** What drizzle's node-postgres migrate() uses, reached directly so that it runs in our transaction. */
+interface DrizzleInternals {
+  dialect: { migrate(migrations: MigrationMeta[], session: object, config: { migrationsFolder: string }): Promise<void> };
+  session: object;
 }
 
 /** PGlite is a single connection owned by this process, so no lock is needed. */

@@ -70,6 +70,12 @@ export const ACTION_TEMPLATE_CATEGORIES = [
   'other',
 ] as const;
 export const SIGNATURE_TYPES = ['event', 'function'] as const;
+export const TEMPLATE_STATUSES = ['pending', 'approved', 'rejected', 'duplicated'] as const;
+export const TEMPLATE_DISTRIBUTION_CHANNELS = ['public', 'farcaster', 'worldcoin', 'celo', 'rabbithole'] as const;
+export const REGISTRY_TYPES = ['ACTION', 'ALLOW_LIST', 'BUDGET', 'INCENTIVE', 'VALIDATOR'] as const;
+export const MEMBER_STATUSES = ['wallet_created', 'invited', 'accepted', 'cancelled'] as const;
+/** Budget member roles: 1 = MANAGER, 2 = ADMIN. */
+export const MEMBER_ROLES = [1, 2] as const;
 
 const oneOf = (column: string, values: readonly string[]) =>
   sql.raw(`${column} IN (${values.map((value) => `'${value}'`).join(', ')})`);
@@ -91,21 +97,35 @@ export const tokens = pgTable(
     priceChange24hPct: numeric('price_change_24h_pct', { precision: 12, scale: 4 }),
     volume24hUsd: usd('volume_24h_usd'),
     holders: integer('holders'),
+    /** Marked blocked by the operator on this chain (GET /blocklist); a blocked token is never whitelisted. */
+    isBlocked: boolean('is_blocked').notNull().default(false),
   },
   (table) => [
     primaryKey({ columns: [table.chainId, table.address] }),
     check('tokens_address_format', isAddress('address')),
     check('tokens_decimals_range', sql`${table.decimals} BETWEEN 0 AND 77`),
+    check('tokens_blocked_not_whitelisted', sql`NOT (${table.isBlocked} AND ${table.isWhitelisted})`),
   ],
 );
 
-export const projects = pgTable('projects', {
-  id: uuid('id').primaryKey(),
-  name: text('name').notNull(),
-  imageUri: text('image_uri').notNull(),
-  url: text('url').notNull(),
-  verificationLevel: text('verification_level').notNull(),
-});
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid('id').primaryKey(),
+    name: text('name').notNull(),
+    /**
+     * The public identifier (`zora`): the name in lowercase with every run of other characters made
+     * one '-'. Derived, so the name stays its only source; two projects cannot share one.
+     */
+    slug: text('slug')
+      .notNull()
+      .generatedAlwaysAs(sql`trim(both '-' from regexp_replace(lower(name), '[^a-z0-9]+', '-', 'g'))`),
+    imageUri: text('image_uri').notNull(),
+    url: text('url').notNull(),
+    verificationLevel: text('verification_level').notNull(),
+  },
+  (table) => [unique('projects_slug_unique').on(table.slug)],
+);
 
 export const actionTemplates = pgTable(
   'action_templates',
@@ -118,10 +138,116 @@ export const actionTemplates = pgTable(
     actionType: text('action_type').notNull(),
     description: text('description').notNull(),
     category: text('category').notNull(),
+    /** Short title (GET /action-templates). */
+    title: text('title').notNull(),
+    /** How a campaign made from the template is set up: the sheet's campaignConfig object, as the API shows it. */
+    campaignConfig: jsonb('campaign_config').notNull().$type<Record<string, unknown>>(),
+    /** Auto-naming: `{ template, campaignNameGenerator, abiFilters }`, as the API shows it. */
+    nameConfig: jsonb('name_config').notNull().$type<Record<string, unknown>>(),
+    isActive: boolean('is_active').notNull().default(true),
+    urlTemplate: text('url_template'),
+    /** Addresses allowed to use the template; empty: everyone. */
+    allowlist: text('allowlist').array().notNull().default(sql`'{}'::text[]`),
+    distributionChannels: text('distribution_channels').array().notNull().default(sql`'{}'::text[]`),
+    verificationLevel: text('verification_level'),
+    /** Who built the template: `{ createdAt, actionChain, budgetAccount: { chainId, address }, ... }`, or null. */
+    builderMetadata: jsonb('builder_metadata').$type<Record<string, unknown>>(),
+    /** The builder's budget account address, for the `address` filter of GET /action-templates. */
+    builderBudgetAccount: text('builder_budget_account').generatedAlwaysAs(
+      sql`lower(builder_metadata #>> '{budgetAccount,address}')`,
+    ),
+    status: text('status').notNull().default('approved'),
   },
   (table) => [
     check('action_templates_category', oneOf('category', ACTION_TEMPLATE_CATEGORIES)),
+    check('action_templates_status', oneOf('status', TEMPLATE_STATUSES)),
+    check(
+      'action_templates_distribution_channels',
+      sql.raw(`distribution_channels <@ ARRAY[${TEMPLATE_DISTRIBUTION_CHANNELS.map((c) => `'${c}'`).join(', ')}]::text[]`),
+    ),
+    check('action_templates_campaign_config_object', sql`jsonb_typeof(${table.campaignConfig}) = 'object'`),
+    check('action_templates_name_config_object', sql`jsonb_typeof(${table.nameConfig}) = 'object'`),
     index('action_templates_action_type_idx').on(table.actionType),
+    index('action_templates_builder_budget_account_idx').on(table.builderBudgetAccount),
+  ],
+);
+
+/**
+ * Signatures (event topics, function selectors zero-padded to 32 bytes) the service can name, for
+ * campaign configuration screens (GET /known-signatures).
+ */
+export const knownSignatures = pgTable(
+  'known_signatures',
+  {
+    id: text('id').primaryKey(),
+    textSignature: text('text_signature').notNull(),
+    abiItem: jsonb('abi_item').$type<Record<string, unknown>>(),
+    signatureType: text('signature_type').notNull(),
+  },
+  () => [
+    check('known_signatures_id_format', sql.raw(`length(id) = 66 AND id ~ '^0x[0-9a-f]*$'`)),
+    check('known_signatures_type', oneOf('signature_type', SIGNATURE_TYPES)),
+  ],
+);
+
+/** The on-chain registry's budget accounts (GET /budget-accounts). Natural key: chain, address. */
+export const budgetAccounts = pgTable(
+  'budget_accounts',
+  {
+    chainId: integer('chain_id').notNull(),
+    address: text('address').notNull(),
+    registryType: text('registry_type').notNull(),
+    baseImplementation: text('base_implementation').notNull(),
+    deployedInstance: text('deployed_instance').notNull(),
+    txHash: text('tx_hash').notNull(),
+    /** Unix time of the deploying block, in seconds. */
+    blockTimestamp: bigint('block_timestamp', { mode: 'number' }).notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+    name: text('name'),
+    owner: text('owner').notNull(),
+    /** Personal data: stored when a source has it, never served (decisions section 9). */
+    ownerEmail: text('owner_email'),
+    /** Excluded from listings; still found by ID. */
+    hidden: boolean('hidden').notNull().default(false),
+    label: text('label'),
+    deprecated: boolean('deprecated').notNull().default(false),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.address] }),
+    check('budget_accounts_address_format', isAddress('address')),
+    check('budget_accounts_owner_format', isAddress('owner')),
+    check('budget_accounts_base_implementation_format', isAddress('base_implementation')),
+    check('budget_accounts_deployed_instance_format', isAddress('deployed_instance')),
+    check('budget_accounts_registry_type', oneOf('registry_type', REGISTRY_TYPES)),
+    // The listing's order, with and without the owner filter; hidden accounts are never listed.
+    index('budget_accounts_listed_idx').on(table.chainId, table.address).where(sql`NOT hidden`),
+    index('budget_accounts_owner_idx').on(table.owner, table.chainId, table.address).where(sql`NOT hidden`),
+  ],
+);
+
+export const budgetAccountMembers = pgTable(
+  'budget_account_members',
+  {
+    chainId: integer('chain_id').notNull(),
+    accountAddress: text('account_address').notNull(),
+    memberAddress: text('member_address').notNull(),
+    /** 1 = MANAGER, 2 = ADMIN. */
+    roles: smallint('roles').array().notNull(),
+    /** Personal data: stored when a source has it, never served (decisions section 9). */
+    email: text('email'),
+    status: text('status'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.accountAddress, table.memberAddress] }),
+    foreignKey({
+      name: 'budget_account_members_account_fk',
+      columns: [table.chainId, table.accountAddress],
+      foreignColumns: [budgetAccounts.chainId, budgetAccounts.address],
+    }).onDelete('cascade'),
+    index('budget_account_members_member_idx').on(table.memberAddress, table.chainId, table.accountAddress),
+    check('budget_account_members_member_format', isAddress('member_address')),
+    check('budget_account_members_roles', sql`${table.roles} <@ ARRAY[1, 2]::smallint[]`),
+    check('budget_account_members_status', sql`${table.status} IS NULL OR ${oneOf('status', MEMBER_STATUSES)}`),
   ],
 );
 
@@ -413,7 +539,8 @@ export const claims = pgTable(
     }).onDelete('cascade'),
     unique('claims_natural_key').on(table.chainId, table.txHash, table.logIndex),
     index('claims_claimed_at_idx').on(table.claimedAt),
-    index('claims_campaign_claimed_at_idx').on(table.campaignKey, table.claimedAt),
+    // A campaign's claims newest first, ties on id: the activity feed and a reward's claim list.
+    index('claims_campaign_claimed_at_idx').on(table.campaignKey, table.claimedAt, table.id),
     index('claims_claimant_idx').on(table.claimant, table.claimedAt),
     check('claims_claimant_format', isAddress('claimant')),
   ],
@@ -436,6 +563,8 @@ export const claimSignatures = pgTable(
     // The natural key: a validator signs one payload once.
     unique('claim_signatures_natural_key').on(table.campaignKey, table.signature),
     index('claim_signatures_claimant_idx').on(table.claimant, table.campaignKey),
+    // An address's unused signatures, newest first (GET /signatures/claimable/{address}, /reward-kit).
+    index('claim_signatures_unused_idx').on(table.claimant, table.id.desc()).where(sql`NOT used`),
     check('claim_signatures_claimant_format', isAddress('claimant')),
     check('claim_signatures_referrer_format', isAddress('referrer')),
   ],
@@ -545,3 +674,75 @@ export const claimChangeMarks = pgTable('claim_change_marks', {
   takenAt: timestamptz('taken_at').primaryKey(),
   snapshot: pgSnapshot('snapshot').notNull(),
 });
+
+/**
+ * The chain indexer's own state (src/indexer/), written in the same transaction as the records of
+ * the blocks it covers, so a crash resumes exactly where the last commit left off.
+ *
+ * `indexer_checkpoints`: per chain and BoostCore, the last block whose logs are in the database.
+ */
+export const indexerCheckpoints = pgTable(
+  'indexer_checkpoints',
+  {
+    chainId: integer('chain_id').notNull(),
+    coreAddress: text('core_address').notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+    blockHash: text('block_hash').notNull(),
+    blockTimestamp: bigint('block_timestamp', { mode: 'number' }).notNull(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.coreAddress] }), check('indexer_checkpoints_core_format', isAddress('core_address'))],
+);
+
+/** Hashes of recently indexed blocks: a reorganisation is found by comparing them with the chain's. */
+export const indexerBlocks = pgTable(
+  'indexer_blocks',
+  {
+    chainId: integer('chain_id').notNull(),
+    coreAddress: text('core_address').notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+    blockHash: text('block_hash').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.coreAddress, table.blockNumber] })],
+);
+
+/**
+ * What each indexed block wrote, by natural key (`record` is the deletion record that undoes it),
+ * so that a reorganisation deletes what the orphaned blocks wrote through the ingest path.
+ */
+export const indexerWrites = pgTable(
+  'indexer_writes',
+  {
+    chainId: integer('chain_id').notNull(),
+    coreAddress: text('core_address').notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+    kind: text('kind').notNull(),
+    naturalKey: text('natural_key').notNull(),
+    record: jsonb('record').notNull().$type<Record<string, unknown>>(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.coreAddress, table.kind, table.naturalKey] }),
+    index('indexer_writes_block_idx').on(table.chainId, table.coreAddress, table.blockNumber),
+  ],
+);
+
+/**
+ * Each boost's incentive contracts by incentive id, and the position the campaign record gave the
+ * incentive (null when its type is not known and it was skipped): claims find their incentive here.
+ */
+export const indexerIncentives = pgTable(
+  'indexer_incentives',
+  {
+    chainId: integer('chain_id').notNull(),
+    coreAddress: text('core_address').notNull(),
+    boostId: uint256('boost_id').notNull(),
+    incentiveId: integer('incentive_id').notNull(),
+    address: text('address').notNull(),
+    position: smallint('position'),
+    blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.coreAddress, table.boostId, table.incentiveId] }),
+    index('indexer_incentives_block_idx').on(table.chainId, table.coreAddress, table.blockNumber),
+  ],
+);

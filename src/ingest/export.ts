@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import type { RECORD_KINDS, UpsertRecord } from './records.js';
 
@@ -52,7 +52,7 @@ type RecordOf<K extends Kind> = Extract<UpsertRecord, { kind: K }>;
 
 export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord> {
   for (const row of await query<Row>(
-    sql`SELECT chain_id, address, id::text, name, symbol, decimals, image_uri, is_whitelisted, price_usd::text, market_cap_usd::text,
+    sql`SELECT chain_id, address, id::text, name, symbol, decimals, image_uri, is_whitelisted, is_blocked, price_usd::text, market_cap_usd::text,
                price_change_24h_pct::text, volume_24h_usd::text, holders FROM tokens ORDER BY chain_id, address`,
   )) {
     yield {
@@ -65,6 +65,7 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
       decimals: row.decimals,
       imageUri: row.image_uri,
       isWhitelisted: row.is_whitelisted,
+      isBlocked: row.is_blocked,
       priceUsd: row.price_usd,
       marketCapUsd: row.market_cap_usd,
       priceChange24hPct: row.price_change_24h_pct,
@@ -83,7 +84,9 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
     } as RecordOf<'project'>;
   }
   for (const row of await query<Row>(
-    sql`SELECT id::text, project_id::text, action_type, description, category FROM action_templates ORDER BY id`,
+    sql`SELECT id::text, project_id::text, action_type, description, category, title, campaign_config, name_config, is_active,
+               url_template, allowlist, distribution_channels, verification_level, builder_metadata, status
+          FROM action_templates ORDER BY id`,
   )) {
     yield {
       kind: 'actionTemplate',
@@ -92,6 +95,16 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
       actionType: row.action_type,
       description: row.description,
       category: row.category,
+      title: row.title,
+      campaignConfig: row.campaign_config,
+      nameConfig: row.name_config,
+      isActive: row.is_active,
+      urlTemplate: row.url_template,
+      allowlist: row.allowlist,
+      distributionChannels: row.distribution_channels,
+      verificationLevel: row.verification_level,
+      builderMetadata: row.builder_metadata,
+      status: row.status,
     } as RecordOf<'actionTemplate'>;
   }
   for (const row of await query<Row>(sql`SELECT chain_id, address, name FROM contracts ORDER BY chain_id, address`)) {
@@ -99,10 +112,57 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
   }
   yield* users(query);
   yield* accessLists(query);
+  for (const row of await query<Row>(sql`SELECT id, text_signature, abi_item, signature_type FROM known_signatures ORDER BY id`)) {
+    yield {
+      kind: 'knownSignature',
+      id: row.id,
+      textSignature: row.text_signature,
+      abiItem: row.abi_item,
+      signatureType: row.signature_type,
+    } as RecordOf<'knownSignature'>;
+  }
+  yield* budgetAccounts(query);
   yield* allowLists(query);
   yield* campaigns(query);
   yield* claimSignatures(query);
   yield* claims(query);
+}
+
+async function* budgetAccounts(query: Query): AsyncGenerator<UpsertRecord> {
+  let after: [number, string] | null = null;
+  for (;;) {
+    const rows: Row[] = await query<Row>(
+      sql`SELECT a.*, (SELECT coalesce(json_agg(json_build_object('address', m.member_address, 'roles', m.roles, 'email', m.email,
+                                                                  'status', m.status) ORDER BY m.member_address), '[]')
+                         FROM budget_account_members AS m WHERE m.chain_id = a.chain_id AND m.account_address = a.address) AS members
+            FROM budget_accounts AS a
+           WHERE ${after === null ? sql`true` : sql`(a.chain_id, a.address) > (${after[0]}, ${after[1]})`}
+           ORDER BY a.chain_id, a.address LIMIT ${PAGE}`,
+    );
+    for (const row of rows) {
+      yield {
+        kind: 'budgetAccount',
+        chainId: row.chain_id,
+        address: row.address,
+        registryType: row.registry_type,
+        baseImplementation: row.base_implementation,
+        deployedInstance: row.deployed_instance,
+        txHash: row.tx_hash,
+        blockTimestamp: Number(row.block_timestamp),
+        blockNumber: Number(row.block_number),
+        name: row.name,
+        owner: row.owner,
+        ownerEmail: row.owner_email,
+        hidden: row.hidden,
+        label: row.label,
+        deprecated: row.deprecated,
+        members: row.members,
+      } as RecordOf<'budgetAccount'>;
+    }
+    if (rows.length < PAGE) return;
+    const last = rows.at(-1)!;
+    after = [last.chain_id as number, last.address as string];
+  }
 }
 
 async function* users(query: Query): AsyncGenerator<UpsertRecord> {
@@ -168,7 +228,8 @@ async function* allowLists(query: Query): AsyncGenerator<UpsertRecord> {
   }
 }
 
-async function* campaigns(query: Query): AsyncGenerator<UpsertRecord> {
+/** Campaign records in write order; `filter` (on `c`, the campaigns table) narrows them (the indexer reads the ones it rewrites). */
+export async function* campaigns(query: Query, filter: SQL = sql`true`): AsyncGenerator<RecordOf<'campaign'>> {
   let after = 0;
   for (;;) {
     const rows: Row[] = await query<Row>(
@@ -186,7 +247,7 @@ async function* campaigns(query: Query): AsyncGenerator<UpsertRecord> {
                            'actionType', s.action_type, 'parameters', s.parameters) ORDER BY s.position), '[]')
                     FROM action_steps AS s WHERE s.campaign_key = c.key) AS steps
             FROM campaigns AS c LEFT JOIN allow_lists AS a ON a.id = c.allow_list_id
-           WHERE c.key > ${after} ORDER BY c.key LIMIT ${PAGE}`,
+           WHERE c.key > ${after} AND ${filter} ORDER BY c.key LIMIT ${PAGE}`,
     );
     for (const row of rows) {
       yield {

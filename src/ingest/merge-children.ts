@@ -38,6 +38,30 @@ function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
            RETURNING access_list_id)
          ${touch(`SELECT DISTINCT 'accessList', access_list_id::text, 'updated' FROM added`)}`,
       ];
+    case 'budgetAccount': {
+      const account = `(s.record->>'chainId')::integer, s.record->>'address'`;
+      const touched = `SELECT DISTINCT 'budgetAccount', chain_id || ':' || account_address, 'updated' FROM changed`;
+      return [
+        `WITH changed AS (
+           DELETE FROM budget_account_members AS m USING ${stageTable(kind)} AS s
+            WHERE NOT s.deleted AND (m.chain_id, m.account_address) = (${account})
+              AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(s.record->'members', '[]')) AS e
+                               WHERE e.value->>'address' = m.member_address)
+           RETURNING m.chain_id, m.account_address)
+         ${touch(touched)}`,
+        `WITH changed AS (
+           INSERT INTO budget_account_members AS m (chain_id, account_address, member_address, roles, email, status)
+           SELECT ${account}, e.value->>'address',
+                  ARRAY(SELECT jsonb_array_elements_text(e.value->'roles')::smallint), e.value->>'email', e.value->>'status'
+             FROM ${stageTable(kind)} AS s, jsonb_array_elements(coalesce(s.record->'members', '[]')) AS e
+            WHERE NOT s.deleted
+           ON CONFLICT (chain_id, account_address, member_address) DO UPDATE
+              SET roles = excluded.roles, email = excluded.email, status = excluded.status
+            WHERE (m.roles, m.email, m.status) IS DISTINCT FROM (excluded.roles, excluded.email, excluded.status)
+           RETURNING m.chain_id, m.account_address)
+         ${touch(touched)}`,
+      ];
+    }
     case 'allowList': {
       const list = `(SELECT a.id FROM allow_lists AS a
                       WHERE a.chain_id = (s.record->>'chainId')::integer AND a.contract_address = s.record->>'contractAddress')`;

@@ -1,5 +1,16 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { ACTION_TEMPLATE_CATEGORIES, ALLOW_LIST_TYPES, INCENTIVE_TYPES, SIGNATURE_TYPES } from '../db/schema.js';
+import {
+  ACTION_TEMPLATE_CATEGORIES,
+  ALLOW_LIST_TYPES,
+  INCENTIVE_TYPES,
+  MEMBER_ROLES,
+  MEMBER_STATUSES,
+  REGISTRY_TYPES,
+  SIGNATURE_TYPES,
+  TEMPLATE_DISTRIBUTION_CHANNELS,
+  TEMPLATE_STATUSES,
+} from '../db/schema.js';
+import { TemplateBuilderMetadata, TemplateCampaignConfig, TemplateNameConfig } from '../schemas/template-config.js';
 
 /**
  * The records of the write path (docs/writing-data.md): one TypeBox schema per kind, which is at once
@@ -80,13 +91,14 @@ export const TokenRecord = record(
     decimals: Integer(0, 77),
     imageUri: text(),
     isWhitelisted: Type.Optional(Bool),
+    isBlocked: Type.Optional(Bool),
     priceUsd: orNull(Decimal(20, 18)),
     marketCapUsd: orNull(Decimal(32, 6)),
     priceChange24hPct: orNull(Decimal(8, 4, true)),
     volume24hUsd: orNull(Decimal(32, 6)),
     holders: orNull(Integer(0, 2_147_483_647)),
   },
-  'A token the service knows (metadata, whitelist, price). Natural key: chainId, address.',
+  'A token the service knows (metadata, whitelist, blocklist, price). Natural key: chainId, address. A blocked token cannot be whitelisted.',
 );
 
 const projectKey = { id: Uuid };
@@ -99,8 +111,26 @@ export const ProjectRecord = record(
 const actionTemplateKey = { id: Uuid };
 export const ActionTemplateRecord = record(
   'actionTemplate',
-  { ...actionTemplateKey, projectId: Uuid, actionType: text(), description: text(), category: oneOf(ACTION_TEMPLATE_CATEGORIES) },
-  'An action template. Natural key: id; projectId names a project record.',
+  {
+    ...actionTemplateKey,
+    projectId: Uuid,
+    actionType: text(),
+    description: text(),
+    category: oneOf(ACTION_TEMPLATE_CATEGORIES),
+    title: text(),
+    campaignConfig: TemplateCampaignConfig,
+    nameConfig: TemplateNameConfig,
+    isActive: Type.Optional(Bool),
+    urlTemplate: orNull(text()),
+    allowlist: Type.Optional(Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' })),
+    distributionChannels: Type.Optional(
+      Type.Array(oneOf(TEMPLATE_DISTRIBUTION_CHANNELS), { uniqueItems: true, errorMessage: 'must be a list of distinct channels' }),
+    ),
+    verificationLevel: orNull(text()),
+    builderMetadata: orNull(TemplateBuilderMetadata),
+    status: Type.Optional(oneOf(TEMPLATE_STATUSES)),
+  },
+  'An action template with its campaign configuration (GET /action-templates shows it as given). Natural key: id; projectId names a project record. isActive defaults to true, status to approved.',
 );
 
 const contractKey = { chainId: ChainId, address: Address };
@@ -138,6 +168,63 @@ export const AllowListRecord = record(
     addresses: Type.Optional(Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' })),
   },
   'An allow list with its addresses. Natural key: chainId, contractAddress. An OffchainAccessList names its accessListId.',
+);
+
+const knownSignatureKey = {
+  id: Type.String({
+    pattern: '^0x[0-9a-fA-F]{64}$',
+    errorMessage: 'must be 0x followed by 64 hexadecimal characters (a topic, or a selector zero-padded on the left)',
+  }),
+};
+export const KnownSignatureRecord = record(
+  'knownSignature',
+  {
+    ...knownSignatureKey,
+    textSignature: text(),
+    abiItem: orNull(Type.Object({}, { additionalProperties: true, errorMessage: 'must be an object' })),
+    signatureType: oneOf(SIGNATURE_TYPES),
+  },
+  'An event or function signature the service can name (GET /known-signatures). Natural key: id.',
+);
+
+const budgetAccountKey = { chainId: ChainId, address: Address };
+const BudgetMember = Type.Object(
+  {
+    address: Address,
+    roles: Type.Array(Type.Integer({ enum: [...MEMBER_ROLES], errorMessage: 'must be 1 (MANAGER) or 2 (ADMIN)' }), {
+      uniqueItems: true,
+      errorMessage: 'must be a list of distinct roles',
+    }),
+    email: orNull(text()),
+    status: Type.Optional(
+      Type.Unsafe<(typeof MEMBER_STATUSES)[number] | null>({
+        type: ['string', 'null'],
+        enum: [...MEMBER_STATUSES, null],
+        errorMessage: `must be one of: ${MEMBER_STATUSES.join(', ')}, or null`,
+      }),
+    ),
+  },
+  { additionalProperties: false, errorMessage: 'must be a member object' },
+);
+export const BudgetAccountRecord = record(
+  'budgetAccount',
+  {
+    ...budgetAccountKey,
+    registryType: oneOf(REGISTRY_TYPES),
+    baseImplementation: Address,
+    deployedInstance: Address,
+    txHash: Hash,
+    blockTimestamp: Integer(0, Number.MAX_SAFE_INTEGER),
+    blockNumber: Integer(0, Number.MAX_SAFE_INTEGER),
+    name: orNull(text()),
+    owner: Address,
+    ownerEmail: orNull(text()),
+    hidden: Type.Optional(Bool),
+    label: orNull(text()),
+    deprecated: Type.Optional(Bool),
+    members: Type.Optional(Type.Array(BudgetMember)),
+  },
+  'A component of the budget registry with its members. Natural key: chainId, address. E-mail addresses are stored, never served by the API.',
 );
 
 /** Only the fields the database reads; the variant's other fields are stored and shown as given. */
@@ -257,6 +344,8 @@ export const RECORD_KINDS = [
   { kind: 'contract', upsert: ContractRecord, deletion: deletion('contract', contractKey) },
   { kind: 'user', upsert: UserRecord, deletion: deletion('user', userKey) },
   { kind: 'accessList', upsert: AccessListRecord, deletion: deletion('accessList', accessListKey) },
+  { kind: 'knownSignature', upsert: KnownSignatureRecord, deletion: deletion('knownSignature', knownSignatureKey) },
+  { kind: 'budgetAccount', upsert: BudgetAccountRecord, deletion: deletion('budgetAccount', budgetAccountKey) },
   { kind: 'allowList', upsert: AllowListRecord, deletion: deletion('allowList', allowListKey) },
   { kind: 'campaign', upsert: CampaignRecord, deletion: deletion('campaign', campaignKey) },
   { kind: 'claimSignature', upsert: ClaimSignatureRecord, deletion: deletion('claimSignature', claimSignatureKey) },
@@ -272,6 +361,8 @@ export type ContractRecord = Static<typeof ContractRecord>;
 export type UserRecord = Static<typeof UserRecord>;
 export type AccessListRecord = Static<typeof AccessListRecord>;
 export type AllowListRecord = Static<typeof AllowListRecord>;
+export type KnownSignatureRecord = Static<typeof KnownSignatureRecord>;
+export type BudgetAccountRecord = Static<typeof BudgetAccountRecord>;
 export type CampaignRecord = Static<typeof CampaignRecord>;
 export type ClaimSignatureRecord = Static<typeof ClaimSignatureRecord>;
 export type ClaimRecord = Static<typeof ClaimRecord>;

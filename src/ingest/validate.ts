@@ -83,6 +83,20 @@ function normalise(record: IngestRecord): IngestRecord {
       return 'projectId' in record ? { ...record, id: lower(record.id), projectId: lower(record.projectId) } : { ...record, id: lower(record.id) };
     case 'user':
       return 'id' in record && record.id !== undefined ? { ...record, address: lower(record.address), id: lower(record.id) } : { ...record, address: lower(record.address) };
+    case 'knownSignature':
+      return { ...record, id: lower(record.id) };
+    case 'budgetAccount':
+      return 'owner' in record
+        ? {
+            ...record,
+            address: lower(record.address),
+            owner: lower(record.owner),
+            baseImplementation: lower(record.baseImplementation),
+            deployedInstance: lower(record.deployedInstance),
+            txHash: lower(record.txHash),
+            members: record.members?.map((member) => ({ ...member, address: lower(member.address) })),
+          }
+        : { ...record, address: lower(record.address) };
     case 'accessList':
       return 'owner' in record
         ? { ...record, id: lower(record.id), owner: lower(record.owner), members: record.members?.map(lower) }
@@ -138,7 +152,10 @@ export function naturalKey(record: IngestRecord): string {
     case 'project':
     case 'actionTemplate':
     case 'accessList':
+    case 'knownSignature':
       return record.id;
+    case 'budgetAccount':
+      return `${record.chainId}:${record.address}`;
     case 'user':
       return record.address;
     case 'allowList':

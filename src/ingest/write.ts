@@ -59,6 +59,11 @@ export interface IngestOptions {
   onPhase?: (phase: IngestPhase, ms: number) => void;
   /** Called after each statement of the merge, named by kind and step (`claim: upsert`). */
   onStep?: (step: string, ms: number) => void;
+  /**
+   * Runs in the writing transaction after the records are merged and derived, before the commit:
+   * the indexer writes its checkpoint here, so the checkpoint and the blocks' data commit together.
+   */
+  beforeCommit?: (session: BulkSession, summary: IngestSummary) => Promise<void>;
 }
 
 /** How many problems of one sort are reported before stopping. */
@@ -109,6 +114,7 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
       const changed = Object.values(summary).some((counts) => counts.inserted + counts.updated + counts.deleted > 0);
       if (derived === 'deferred') await phase('derive', () => deriveAll(session, changed));
       if (options.dryRun) throw new DryRunRollback(summary);
+      await options.beforeCommit?.(session, summary);
       return summary;
     });
   } catch (error) {

@@ -51,13 +51,14 @@ tag back in \`If-None-Match\` to get \`304 Not Modified\` without a body. Errors
 \`Cache-Control: private, no-store\`.
 
 ## Rate limits
-Each client IP has a budget of requests per window (by default 600 per minute). Answers carry \`X-RateLimit-Limit\`,
-\`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds); over budget the answer is a 429 with \`Retry-After\` (seconds).
+Each client IP has a budget of requests per window (by default 600 per minute), shared by every replica of the
+service. Answers carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds), and the same
+as the IETF draft's \`RateLimit-Policy\` and \`RateLimit\`; over budget the answer is a 429 with \`Retry-After\` (seconds).
 
 ## Browsers
 By default a page on any origin may read the public operations (CORS, \`Access-Control-Allow-Origin: *\`, no
 credentials); the staging operations only from the origins the operator allows, who may also narrow the public ones.
-GET and HEAD only. Scripts can read \`ETag\`, \`X-Request-Id\`, \`Retry-After\` and the \`X-RateLimit-*\` headers, and
+GET and HEAD only. Scripts can read \`ETag\`, \`X-Request-Id\`, \`Retry-After\` and the rate limit headers, and
 may send \`Authorization\`.
 
 ## Conventions
@@ -70,6 +71,10 @@ may send \`Authorization\`.
 export const API_TAGS = [
   { name: 'campaigns', description: 'Campaigns with their incentives and action steps: the filtered list, and one campaign by ID.' },
   { name: 'activity', description: 'What is happening now: campaigns trending by value claimed, and the contracts campaigns target.' },
+  { name: 'reward-kit', description: "Rewards as a reward widget shows them: lists, a user's profile, one reward, claimable signatures." },
+  { name: 'action-templates', description: 'Action templates campaigns are made from, with their configuration and project.' },
+  { name: 'budget-accounts', description: 'The budget registry with its members. E-mail addresses are never served.' },
+  { name: 'registry', description: 'Reference data: known event and function signatures, the token blocklist.' },
   { name: 'staging', description: "A signed-in user's own data, from the staging server. Needs a bearer token." },
 ];
 

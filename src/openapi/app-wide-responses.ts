@@ -14,6 +14,11 @@ const rateLimitHeaders = {
   'X-RateLimit-Limit': { type: 'integer', description: 'Requests allowed per window' },
   'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in this window' },
   'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets' },
+  'RateLimit-Policy': {
+    type: 'string',
+    description: 'The budget as the IETF draft (draft-ietf-httpapi-ratelimit-headers) words it: "default";q=<requests>;w=<window seconds>',
+  },
+  RateLimit: { type: 'string', description: 'What is left of it: "default";r=<requests left>;t=<seconds until the window resets>' },
 };
 const cacheHeaders = {
   ETag: { type: 'string', description: 'Strong entity tag of the body; send it back in If-None-Match' },

@@ -48,12 +48,45 @@ function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown 
   }
 }
 
+/**
+ * PgBouncer answers every refusal with 08P01 (protocol_violation). These of its messages pass (the
+ * server is down or busy, the pooler is full or restarting); the others are configuration errors
+ * that waiting will not fix: "unsupported startup parameter" (DB_POOL_MODE=session behind a
+ * transaction pooler), "no such database", "no such user", a failed login.
+ */
+const POOLER_TRANSIENT_MESSAGES = [
+  'pgbouncer cannot connect to server',
+  'no more connections allowed',
+  'server login has been failing',
+  'query_wait_timeout',
+  'server conn crashed',
+  'pgbouncer is shutting down',
+  'database is paused',
+  'server_login_retry',
+];
+
 /** True when `error` (or a cause of it) says the database cannot be reached right now. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const cause of causes(error)) {
     const code = typeof cause.code === 'string' ? cause.code : '';
     const message = typeof cause.message === 'string' ? cause.message : '';
+    if (code === '08P01') {
+      if (POOLER_TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+      continue;
+    }
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  }
+  return false;
+}
+
+/**
+ * A hot standby cancelled the query because replaying the primary's changes needed what it read
+ * ("canceling statement due to conflict with recovery", 40001), or a deadlock (40P01): the same read
+ * succeeds when tried again.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  for (const cause of causes(error)) {
+    if (cause.code === '40001' || cause.code === '40P01') return true;
   }
   return false;
 }
@@ -67,6 +100,9 @@ export function classifyError(error: FastifyError | Error): Classified {
     if (cause.code === QUERY_CANCELED || cause.message === QUERY_READ_TIMEOUT) {
       return { statusCode: 504, message: 'the request took too long to answer; narrow it down or retry', headers: {} };
     }
+  }
+  if (isRetryableConflict(error)) {
+    return { statusCode: 503, message: 'the database could not answer this time (a read replica was replaying changes); retry shortly', headers: RETRY_LATER };
   }
   if (isDatabaseUnavailable(error)) {
     return { statusCode: 503, message: 'the database is temporarily unavailable; retry shortly', headers: RETRY_LATER };

@@ -3,6 +3,13 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's metrics, for plugins that count their own events; undefined with METRICS_ENABLED=false. */
+    metricsRegistry?: Registry;
+  }
+}
+
 /**
  * Prometheus metrics at `GET /metrics`: requests and their latency per route pattern, method and
  * status; the database pool's usage; the process's own (CPU, memory, GC, event loop lag).
@@ -42,6 +49,7 @@ export const metrics = fp<{ pool?: pg.Pool }>(
       registers: [registry],
     });
     if (pool) registerPoolGauges(registry, pool);
+    app.decorate('metricsRegistry', registry);
 
     app.addHook('onResponse', (request, reply, done) => {
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode };
@@ -71,4 +79,13 @@ function registerPoolGauges(registry: Registry, pool: pg.Pool): void {
   gauge('db_pool_connections', 'Connections the pool holds open, busy or idle', () => pool.totalCount);
   gauge('db_pool_idle_connections', 'Open connections waiting for a query', () => pool.idleCount);
   gauge('db_pool_waiting_requests', 'Queries waiting for a free connection', () => pool.waitingCount);
+}
+
+/** Budget lookups the rate limit's shared store (Redis) failed; those requests passed unlimited. */
+export function rateLimitStoreErrors(registry: Registry): Counter {
+  return new Counter({
+    name: 'rate_limit_store_errors_total',
+    help: 'Rate limit lookups that failed because the shared store (Redis) did not answer; the requests passed unlimited',
+    registers: [registry],
+  });
 }

@@ -56,15 +56,47 @@ export function createCampaignsRepository(db: Database) {
       return { items, total };
     },
 
-    /** The detail of a campaign by its normalised public ID, or null. */
+    /** The list items of campaigns `keys`, in that order (GET /explore). */
+    async listItemsByKeys(keys: number[], now: Date): Promise<JsonText<CampaignListItem>[]> {
+      if (keys.length === 0) return [];
+      const rows = await queryRows<{ document: string; live: string; is_active: boolean }>(
+        db,
+        sql`SELECT d.list_item AS document, ${liveFields(sql`l.list_totals`)} AS live, ${isActiveAt(now)} AS is_active
+              FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS p(key, rank)
+              JOIN campaigns AS c ON c.key = p.key
+              JOIN campaign_documents AS d ON d.campaign_key = p.key
+              JOIN campaign_live AS l ON l.campaign_key = p.key
+             ORDER BY p.rank`,
+      );
+      return rows.map((row) => withIsActive<CampaignListItem>(withLiveFields(row.document, row.live), row.is_active));
+    },
+
+    /** Newest campaigns first (ties on ID) on `chainIds` and by `creator` when given: a page of keys and the count. */
+    async listRecentKeys(chainIds: number[] | undefined, creator: string | undefined, page: PageRequest) {
+      const conditions: SQL[] = [];
+      if (chainIds !== undefined) conditions.push(sql`c.chain_id = ANY(${sql.param(chainIds)}::integer[])`);
+      if (creator !== undefined) conditions.push(sql`c.creator = ${creator}`);
+      const rows = await queryRows<{ total: number; key: number | null }>(
+        db,
+        sql`SELECT (SELECT count(*)::integer FROM campaigns AS c ${whereClause(conditions)}) AS total, p.key
+              FROM (SELECT 1) AS one
+              LEFT JOIN (SELECT c.key, c.block_timestamp, c.public_id FROM campaigns AS c ${whereClause(conditions)}
+                          ORDER BY c.block_timestamp DESC NULLS LAST, c.public_id LIMIT ${page.limit} OFFSET ${page.offset}) AS p ON true
+             ORDER BY p.block_timestamp DESC NULLS LAST, p.public_id`,
+        { planPerValue: creator !== undefined },
+      );
+      return { total: rows[0]?.total ?? 0, keys: rows.flatMap((row) => (row.key === null ? [] : [row.key])) };
+    },
+
+    /**
+     * The detail of a campaign by its normalised public ID, or null. The query lives in
+     * campaign_detail() (src/db/sql/campaign_detail.sql), whose plan PostgreSQL keeps per server
+     * connection, also behind a transaction pooler where no named statement is kept.
+     */
     async findCampaignDetail(publicId: string, now: Date): Promise<JsonText<CampaignDetail> | null> {
       const [row] = await queryRows<{ detail: string; live: string; is_active: boolean }>(
         db,
-        sql`SELECT d.detail, ${liveFields(sql`l.detail_totals`)} AS live, ${isActiveAt(now)} AS is_active
-              FROM campaigns AS c
-              JOIN campaign_documents AS d ON d.campaign_key = c.key
-              JOIN campaign_live AS l ON l.campaign_key = c.key
-             WHERE c.public_id = ${publicId}`,
+        sql`SELECT detail, live, is_active FROM campaign_detail(${publicId}, ${now})`,
       );
       return row ? withIsActive<CampaignDetail>(withLiveFields(row.detail, row.live), row.is_active) : null;
     },

@@ -1,22 +1,41 @@
 import type { Database } from '../db/client.js';
 import { createAccessListsRepository } from './access-lists.repository.js';
+import { createActivityRepository } from './activity.repository.js';
+import { createActionTemplatesRepository } from './action-templates.repository.js';
+import { createBudgetAccountsRepository } from './budget-accounts.repository.js';
 import { createApiTokensRepository } from './api-tokens.repository.js';
 import { createCampaignsRepository } from './campaigns.repository.js';
 import { createClaimWindowsRepository } from './claim-windows.repository.js';
 import { createContractsRepository } from './contracts.repository.js';
 import { createProfileRepository } from './profile.repository.js';
+import { createRegistryRepository } from './registry.repository.js';
+import { createReplicationRepository } from './replication.repository.js';
+import { createRewardKitRepository } from './reward-kit.repository.js';
 import { createTrendingRepository } from './trending.repository.js';
 
-/** Every repository, built once per app over the same database; routes reach them as `app.repositories`. */
-export function createRepositories(db: Database) {
+/**
+ * Every repository, built once per app; routes reach them as `app.repositories`.
+ *
+ * `read` is where public data is read (DATABASE_READ_URL, a hot standby, when set; else the
+ * primary): every repository reads there unless a reader must see a write the moment it commits.
+ * Only bearer tokens need that: a revoked token must be refused at once, not after the standby
+ * replays the revocation, and a new one must work at once. A new repository takes `read`.
+ */
+export function createRepositories(primary: Database, read: Database = primary) {
   return {
-    accessLists: createAccessListsRepository(db),
-    apiTokens: createApiTokensRepository(db),
-    campaigns: createCampaignsRepository(db),
-    claimWindows: createClaimWindowsRepository(db),
-    contracts: createContractsRepository(db),
-    profiles: createProfileRepository(db),
-    trending: createTrendingRepository(db),
+    accessLists: createAccessListsRepository(read),
+    actionTemplates: createActionTemplatesRepository(read),
+    activity: createActivityRepository(read),
+    budgetAccounts: createBudgetAccountsRepository(read),
+    apiTokens: createApiTokensRepository(primary),
+    campaigns: createCampaignsRepository(read),
+    claimWindows: createClaimWindowsRepository(read),
+    contracts: createContractsRepository(read),
+    profiles: createProfileRepository(read),
+    registry: createRegistryRepository(read),
+    replication: createReplicationRepository(read),
+    rewardKit: createRewardKitRepository(read),
+    trending: createTrendingRepository(read),
   };
 }
 

@@ -22,7 +22,8 @@ export interface TrendingCampaignRow {
   start_time: string | null;
   end_time: string | null;
   template_id: string | null;
-  project_id: string | null;
+  /** The template's project's slug: what the public API calls `projectId`. */
+  project_slug: string | null;
   action_type: string | null;
   project_image: string | null;
   template_description: string | null;
@@ -30,8 +31,6 @@ export interface TrendingCampaignRow {
   project_url: string | null;
   verification_level: string | null;
   claim_count: number;
-  total_budget_usd: string;
-  distributed_usd: string;
   allow_list_type: string | null;
   /** Claimant-specific, null without a claimant. */
   claimant_claimed: boolean | null;
@@ -96,7 +95,10 @@ export function createTrendingRepository(db: Database) {
       slice: PageSlice,
       claimant: string | undefined,
     ): Promise<{ passing: number; rows: TrendingPageRow[] }> {
-      const rows = await queryRows<TrendingPageRow & { passing: number }>(
+      // This statement picks the page (planned per connection, or per request behind a transaction
+      // pooler: cheap either way); what the page shows comes from trending_entries(), whose plan
+      // PostgreSQL keeps per server connection (src/db/sql/trending_entries.sql).
+      const [row] = await queryRows<{ passing: number; entries: TrendingPageRow[] }>(
         db,
         sql`WITH passing AS MATERIALIZED (
               SELECT r.key, r.rank
@@ -104,17 +106,22 @@ export function createTrendingRepository(db: Database) {
                 JOIN campaigns AS c ON c.key = r.key
                 LEFT JOIN action_templates AS t ON t.id = c.action_template_id
               ${whereClause(filterConditions(filters, now))}
-            ), page AS (
-              SELECT key, rank FROM passing ORDER BY rank OFFSET ${slice.skip} LIMIT ${slice.take}
             )
-            SELECT n.passing, ${campaignColumns(claimant)}, ${incentivesColumn}
-              FROM (SELECT count(*)::integer AS passing FROM passing) AS n
-              LEFT JOIN page ON true
-              LEFT JOIN campaigns AS c ON c.key = page.key
-              ${campaignJoins(claimant)}
-             ORDER BY page.rank`,
+            SELECT (SELECT count(*)::integer FROM passing) AS passing,
+                   trending_entries(ARRAY(SELECT key FROM passing ORDER BY rank OFFSET ${slice.skip} LIMIT ${slice.take}),
+                                    ${claimant ?? null}::text) AS entries`,
       );
-      return { passing: rows[0]?.passing ?? 0, rows: rows.filter((row) => row.key !== null) };
+      return { passing: row?.passing ?? 0, rows: row?.entries ?? [] };
+    },
+
+    /** Everything the entries of campaigns `keys` show, in that order, `claimant`'s standing included. */
+    async describeCampaigns(keys: number[], claimant: string | undefined): Promise<TrendingPageRow[]> {
+      if (keys.length === 0) return [];
+      const [row] = await queryRows<{ entries: TrendingPageRow[] }>(
+        db,
+        sql`SELECT trending_entries(${sql.param(keys)}::integer[], ${claimant ?? null}::text) AS entries`,
+      );
+      return row?.entries ?? [];
     },
   };
 }
@@ -123,7 +130,12 @@ export type TrendingRepository = ReturnType<typeof createTrendingRepository>;
 
 /** The shared campaign filters, the trending-only ones, and active at `now`, on `campaigns AS c` and its template `t`. */
 function filterConditions(filters: TrendingFilters, now: Date): SQL[] {
-  const conditions: SQL[] = [...campaignFilterConditions(filters), isActiveAt(now)];
+  return [...entryFilterConditions(filters), isActiveAt(now)];
+}
+
+/** The shared campaign filters and the trending-only ones (creator, action types), on `campaigns AS c` and its template `t`. */
+export function entryFilterConditions(filters: TrendingFilters): SQL[] {
+  const conditions: SQL[] = campaignFilterConditions(filters);
   if (filters.creator !== undefined) conditions.push(sql`c.creator = ${filters.creator}`);
   if (filters.actionTypes?.length) {
     conditions.push(sql`t.action_type = ANY(${sql.param(filters.actionTypes)}::text[])`);
@@ -133,64 +145,3 @@ function filterConditions(filters: TrendingFilters, now: Date): SQL[] {
   }
   return conditions;
 }
-/** What a trending entry shows of campaign `c`, and of `claimant`'s standing in it (NULL without one). */
-function campaignColumns(claimant: string | undefined): SQL {
-  const forClaimant = (expression: SQL) => (claimant === undefined ? sql`NULL` : expression);
-  return sql`c.key, c.public_id, c.chain_id, c.tx_hash, c.campaign_name, c.nft_image_uri, c.nft_name, c.token_image_uri,
-             c.block_timestamp::text AS block_timestamp, iso_utc(c.start_time) AS start_time, iso_utc(c.end_time) AS end_time,
-             t.id::text AS template_id, t.project_id::text AS project_id, t.action_type,
-             p.image_uri AS project_image, t.description AS template_description, t.category,
-             p.url AS project_url, p.verification_level,
-             totals.claim_count, totals.total_budget_usd, totals.distributed_usd,
-             a.type AS allow_list_type,
-             ${forClaimant(sql`EXISTS (SELECT 1 FROM claims AS w WHERE w.claimant = ${claimant} AND w.campaign_key = c.key)`)}
-               AS claimant_claimed,
-             ${forClaimant(sql`EXISTS (SELECT 1 FROM allow_list_addresses AS x
-                                        WHERE x.allow_list_id = c.allow_list_id AND x.address = ${claimant})`)}
-               AS claimant_listed,
-             ${forClaimant(sql`EXISTS (SELECT 1 FROM access_list_members AS m
-                                        WHERE m.access_list_id = a.access_list_id AND m.address = ${claimant})`)}
-               AS claimant_member,
-             s.incentive_id AS signature_incentive_id, s.signature, s.referrer AS signature_referrer,
-             k.symbol AS action_token_symbol, k.address AS action_token_address, k.image_uri AS action_token_image,
-             k.decimals AS action_token_decimals, k.market_cap_usd::float8 AS action_token_market_cap,
-             k.price_change_24h_pct::float8 AS action_token_price_change, k.volume_24h_usd::float8 AS action_token_volume,
-             k.price_usd::float8 AS action_token_price, k.holders::float8 AS action_token_holders`;
-}
-
-/** The tables `campaignColumns` reads besides `campaigns AS c`. */
-function campaignJoins(claimant: string | undefined): SQL {
-  return sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id
-             LEFT JOIN projects AS p ON p.id = t.project_id
-             LEFT JOIN allow_lists AS a ON a.id = c.allow_list_id
-             LEFT JOIN tokens AS k ON k.chain_id = c.chain_id AND k.address = c.action_token_address
-             LEFT JOIN LATERAL (
-               SELECT coalesce(sum(i.total_claims), 0)::integer AS claim_count,
-                      coalesce(round(sum(i.total_budget * o.price_usd / 10::numeric ^ o.decimals)
-                                       FILTER (WHERE o.price_usd IS NOT NULL AND i.total_budget IS NOT NULL), 2), 0)::numeric(78, 2)::text
-                        AS total_budget_usd,
-                      coalesce(sum(i.total_usd_claimed), 0)::numeric(78, 2)::text AS distributed_usd
-                 FROM incentives AS i
-                 LEFT JOIN tokens AS o ON o.chain_id = c.chain_id AND o.address = i.asset_address
-                WHERE i.campaign_key = c.key
-             ) AS totals ON true
-             LEFT JOIN LATERAL (
-               SELECT g.incentive_id, g.signature, g.referrer FROM claim_signatures AS g
-                WHERE ${claimant === undefined ? sql`false` : sql`g.claimant = ${claimant}`} AND g.campaign_key = c.key AND NOT g.used
-                ORDER BY g.id LIMIT 1
-             ) AS s ON true`;
-}
-
-/** The incentives of campaign `c` with their tokens, as a JSON array in position order (numerics as text). */
-const incentivesColumn = sql`(
-  SELECT coalesce(json_agg(x ORDER BY x.position), '[]') FROM (
-    SELECT i.position, i.type, i.params, i.total_claims::text AS total_claims,
-           i.total_amount_claimed::text AS total_amount_claimed, i.claim_limit::text AS claim_limit,
-           i.total_budget::text AS total_budget,
-           o.id::text AS token_id, o.chain_id AS token_chain_id, o.address AS token_address, o.decimals AS token_decimals,
-           o.name AS token_name, o.symbol AS token_symbol, o.image_uri AS token_image_uri, o.price_usd::text AS token_price_usd
-      FROM incentives AS i
-      LEFT JOIN tokens AS o ON o.chain_id = c.chain_id AND o.address = i.asset_address
-     WHERE i.campaign_key = c.key
-  ) AS x
-) AS incentives`;

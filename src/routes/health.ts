@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { serviceUnavailable } from '../errors.js';
 import { ref } from '../schemas/typebox.js';
 import { ErrorResponse } from '../schemas/common.js';
+import type { ReplicaLag } from '../services/replica-lag.js';
 import type { StartupStatus } from '../startup.js';
 
 /** How long readiness waits for `SELECT 1` before calling the database unavailable. */
@@ -15,9 +16,9 @@ const PROBE = { rateLimit: false } as const;
 const HealthStatus = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
 
 /** Liveness and readiness probes for orchestrators; kept out of the public API document. */
-export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle; startup: StartupStatus }> = async (
+export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle; startup: StartupStatus; replicaLag?: ReplicaLag }> = async (
   app,
-  { database, startup },
+  { database, startup, replicaLag },
 ) => {
   app.get(
     '/health/live',
@@ -38,6 +39,8 @@ export const healthRoutes: FastifyPluginAsync<{ database: DatabaseHandle; startu
         request.log.warn({ err: error }, 'readiness check failed');
         throw serviceUnavailable('database is not reachable');
       }
+      const lagging = await replicaLag?.tooFarBehind().catch(() => 'the read replica is not reachable');
+      if (lagging !== undefined) throw serviceUnavailable(lagging);
       // Until then the activity routes would wait for the load (seconds with a week of busy claims).
       if (!(await app.claimWindows.whenLoaded(READY_TIMEOUT_MS))) throw serviceUnavailable('starting: loading claim volumes');
       return { status: 'ok' as const };

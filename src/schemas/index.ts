@@ -5,6 +5,21 @@ import { Address, BigIntString, CampaignId, ErrorResponse } from './common.js';
 import { Criteria, CriteriaV2, INCENTIVE_VARIANTS, Incentive, TokenMetadata } from './incentives.js';
 import { Streak, UserProfile } from './profile.js';
 import { ContractEntry, ContractList } from './contracts.js';
+import {
+  ActionTemplateDetail,
+  BlocklistStatus,
+  BudgetAccount,
+  BudgetAccountList,
+  BudgetAccountListItem,
+  ClaimableSignature,
+  ClaimableSignatureList,
+  KnownSignature,
+  KnownSignaturePage,
+  TemplateItem,
+  TemplateList,
+} from './registry.js';
+import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
+import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
 
 /**
@@ -39,4 +54,21 @@ export const SHARED_SCHEMAS: TSchema[] = [
   UserProfile,
   AccessList,
   AccessListPage,
+  KnownSignature,
+  KnownSignaturePage,
+  ClaimableSignature,
+  ClaimableSignatureList,
+  BlocklistStatus,
+  ActionTemplateDetail,
+  TemplateItem,
+  TemplateList,
+  BudgetAccount,
+  BudgetAccountListItem,
+  BudgetAccountList,
+  RewardList,
+  RewardProfile,
+  Reward,
+  ExploreList,
+  ActivityEvent,
+  ActivityPage,
 ];

@@ -11,6 +11,9 @@ export const TRENDING_PERIODS = ['1h', '24h'] as const;
 export const TRENDING_STATUSES = ['active', 'claimable', 'claimed'] as const;
 export const ACCESS_STATUSES = ['allowed', 'denied', 'not-allowed'] as const;
 
+const IntegerString = (description: string) =>
+  Type.String({ pattern: '^(0|[1-9][0-9]*)$', description, examples: ['100000000'] });
+
 const DecimalString = (description: string) =>
   Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description, examples: ['1250.50'] });
 
@@ -21,8 +24,18 @@ export const TrendingIncentive = Type.Object(
       ...ref(Address),
       description: 'The token paid; the allow list for AllowListIncentive, the points contract for PointsIncentive',
     }),
-    rewardPercentage: Type.Number({ minimum: 0, maximum: 100, description: 'Share of the budget (or claim limit) already claimed, in percent' }),
-    rebatePercentage: Type.Number({ minimum: 0, maximum: 100, description: 'Rebate of the criteria variants, 0 otherwise' }),
+    rewardPercentage: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          'For the variable and variable-criteria variants, the share of the signed claim amount the claimant receives, ' +
+          'in percent (the `reward` scalar, where 10^18 is 100%; above 100 for a scalar above 10^18), 2 decimals; absent ' +
+          'for the fixed-reward variants',
+      }),
+    ),
+    rebatePercentage: Type.Optional(
+      Type.Number({ minimum: 0, description: 'Deprecated alias of rewardPercentage: the same value, present when it is' }),
+    ),
     rewardAmount: Type.String({
       pattern: '^[0-9]+$',
       description:
@@ -33,8 +46,8 @@ export const TrendingIncentive = Type.Object(
     maxReward: Type.String({ pattern: '^[0-9]+$', description: 'Maximum reward per claim, in base units' }),
     maxRewardUsdValue: Type.Number({ minimum: 0, description: 'maxReward in USD at the token price (0 without a price)' }),
     rewardUsdValue: Type.Number({ minimum: 0, description: 'rewardAmount in USD at the token price (0 without a price)' }),
-    tokenSymbol: Nullable(Type.String()),
-    tokenImageUri: Nullable(Type.String()),
+    tokenSymbol: Type.Optional(Type.String({ description: "The token's symbol; absent when the service does not know the token" })),
+    tokenImageUri: Type.Optional(Type.String({ description: "The token's image; absent when unknown" })),
     metadata: Nullable(ref(TokenMetadata)),
   },
   { $id: 'TrendingIncentive', additionalProperties: false, description: 'An incentive, flattened for display.' },
@@ -43,7 +56,7 @@ export const TrendingIncentive = Type.Object(
 export const ActionTemplate = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    projectId: Type.String({ format: 'uuid' }),
+    projectId: Type.String({ description: "The project's slug", examples: ['zora'] }),
     actionType: Type.String({ examples: ['mint'] }),
     projectImage: Type.String(),
     description: Type.String(),
@@ -91,16 +104,19 @@ export const TrendingEntry = Type.Object(
     }),
     txHash: Type.String(),
     campaignName: Nullable(Type.String()),
-    nftImageUri: Nullable(Type.String()),
-    nftName: Nullable(Type.String()),
-    tokenImageUri: Nullable(Type.String()),
+    nftImageUri: Type.Optional(Type.String({ description: 'Absent when the campaign has no NFT' })),
+    nftName: Type.Optional(Type.String({ description: 'Absent when the campaign has no NFT' })),
+    tokenImageUri: Type.Optional(Type.String({ description: "The reward token's image; absent when unknown" })),
     blockTimestamp: UnixSecondsString,
-    projectUrl: Nullable(Type.String()),
+    projectUrl: Type.Optional(Type.String({ description: "The template's project's URL; absent without one" })),
     startTime: Nullable(DateTime),
     endTime: Nullable(DateTime),
     claimCount: Type.Integer({ minimum: 0, description: 'Claims of the campaign, all time' }),
-    totalBudget: DecimalString('Budget of the priced token incentives in USD, 2 decimals'),
-    rewardsDistributed: DecimalString('USD value of every claim so far, 2 decimals'),
+    totalBudget: IntegerString(
+      "Budget of the incentives paying the campaign's reward token (its first ERC-20 incentive's), in that token's " +
+        'smallest unit; "0" when no incentive pays an ERC-20 token',
+    ),
+    rewardsDistributed: IntegerString('Amount those incentives have paid out, in the same unit'),
     signature: Nullable(ref(ClaimSignature)),
     accessStatus: Nullable(
       StringEnum(ACCESS_STATUSES, { description: "claimantAddress's access under the allow list; null without claimantAddress" }),

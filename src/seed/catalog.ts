@@ -21,6 +21,8 @@ export interface TokenSpec {
   /** USD price; null for tokens without a market. */
   priceUsd: number | null;
   isWhitelisted: boolean;
+  /** Marked blocked by the operator (GET /blocklist); never whitelisted. */
+  isBlocked?: boolean;
   /** Real address where the token is well known; otherwise the generator makes one up. */
   address?: string;
 }
@@ -65,8 +67,9 @@ export const TOKENS: TokenSpec[] = [
   wrappedEther(7777777, '0x4200000000000000000000000000000000000006'),
   { chainId: 7777777, symbol: 'ENJOY', name: 'Enjoy', decimals: 18, priceUsd: 0.00041, isWhitelisted: true },
   // Tokens that are not on the whitelist: hidden by the default `tokenWhitelist=true`.
-  { chainId: 8453, symbol: 'FREEAIRDROP', name: 'Free Airdrop', decimals: 18, priceUsd: null, isWhitelisted: false },
-  { chainId: 1, symbol: 'PEPE2', name: 'Pepe 2.0', decimals: 18, priceUsd: 0.0000012, isWhitelisted: false },
+  // ...two of them blocked by the operator as scams, one merely unlisted.
+  { chainId: 8453, symbol: 'FREEAIRDROP', name: 'Free Airdrop', decimals: 18, priceUsd: null, isWhitelisted: false, isBlocked: true },
+  { chainId: 1, symbol: 'PEPE2', name: 'Pepe 2.0', decimals: 18, priceUsd: 0.0000012, isWhitelisted: false, isBlocked: true },
   { chainId: 42161, symbol: 'MOON', name: 'Moon Token', decimals: 9, priceUsd: 0.0031, isWhitelisted: false },
 ];
 

@@ -2,6 +2,7 @@ import { createCampaignContext, generateCampaign, type ClaimTarget } from './cam
 import { generateClaims } from './claims.js';
 import { createRandom } from './random.js';
 import { DEMO_USER_ADDRESS, generateReference } from './reference.js';
+import { type BudgetRef, completeTemplates, generateBudgetRegistry, knownSignatureRows, otherRegistryEntries, type RegistryEntry } from './registry.js';
 import type { Chunk, Rows } from './rows.js';
 
 export interface DatasetOptions {
@@ -27,11 +28,24 @@ export function* generateDataset(options: DatasetOptions): Generator<Chunk> {
   const random = createRandom(options.seed);
 
   const reference = generateReference(random.fork('reference'), options.campaigns, options.now);
-  for (const table of Object.keys(reference.rows) as (keyof typeof reference.rows)[]) {
-    yield* chunked(table, reference.rows[table], batchSize);
-  }
-
   const context = createCampaignContext(random.fork('context'), reference, options.campaigns, now);
+
+  // Template builders fund from the owners' budget accounts, which the registry below then lists.
+  const registryRandom = random.fork('registry');
+  const builders: BudgetRef[] = context.owners
+    .slice(0, 12)
+    .map(({ budget }) => ({ chainId: registryRandom.pick(reference.rows.contracts).chainId, address: budget }));
+  const registry: RegistryEntry[] = builders.map((builder) => ({
+    ...builder,
+    owner: context.owners.find((owner) => owner.budget === builder.address)!.owner,
+    registryType: 'BUDGET',
+  }));
+  const actionTemplates = completeTemplates(random.fork('templates'), reference, builders, options.now);
+  for (const table of Object.keys(reference.rows) as (keyof typeof reference.rows)[]) {
+    if (table === 'actionTemplates') yield* chunked(table, actionTemplates, batchSize);
+    else yield* chunked(table, reference.rows[table], batchSize);
+  }
+  yield* chunked('knownSignatures', knownSignatureRows(), batchSize);
   const campaignRandom = random.fork('campaigns');
   const claimTargets: ClaimTarget[] = [];
   const campaignsPerChunk = Math.max(1, Math.floor(batchSize / 4));
@@ -51,11 +65,23 @@ export function* generateDataset(options: DatasetOptions): Generator<Chunk> {
         (rows[table] as unknown[]).push(...generated.rows[table]);
       }
       claimTargets.push(generated.claimTarget);
+      for (const campaign of generated.rows.campaigns) {
+        registry.push({ chainId: campaign.chainId, address: campaign.budget, owner: campaign.owner, registryType: 'BUDGET' });
+      }
     }
     for (const table of Object.keys(rows) as (keyof typeof rows)[]) {
       yield* chunked(table, rows[table], batchSize);
     }
   }
+
+  const protocolOwner = registryRandom.address();
+  for (const [chainId, validators] of context.validators) {
+    for (const address of validators) registry.push({ chainId, address, owner: protocolOwner, registryType: 'VALIDATOR' });
+  }
+  registry.push(...otherRegistryEntries(registryRandom, context.owners.map((owner) => owner.owner)));
+  const budgetRegistry = generateBudgetRegistry(registryRandom, registry, reference.users, options.now);
+  yield* chunked('budgetAccounts', budgetRegistry.budgetAccounts, batchSize);
+  yield* chunked('budgetAccountMembers', budgetRegistry.budgetAccountMembers, batchSize);
 
   const claimants = reference.users.map((user) => user.address);
   const plan = { targets: claimTargets, claimants, demoUserAddress: DEMO_USER_ADDRESS, count: options.claims, now };

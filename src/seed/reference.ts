@@ -33,6 +33,8 @@ export interface Template {
   actionType: string;
 }
 
+export type BaseTemplateRow = Pick<Rows['actionTemplates'][number], 'id' | 'projectId' | 'actionType' | 'description' | 'category'>;
+
 export interface Reference {
   tokens: Token[];
   templates: Template[];
@@ -42,10 +44,10 @@ export interface Reference {
   collections: Map<number, string[]>;
   users: { id: string; address: string }[];
   accessListIds: string[];
-  rows: Pick<
-    Rows,
-    'tokens' | 'projects' | 'actionTemplates' | 'contracts' | 'users' | 'accessLists' | 'accessListMembers'
-  >;
+  rows: Pick<Rows, 'tokens' | 'projects' | 'contracts' | 'users' | 'accessLists' | 'accessListMembers'> & {
+    /** What the catalog decides of each template; completeTemplates (registry.ts) adds its configuration. */
+    actionTemplates: BaseTemplateRow[];
+  };
 }
 
 export function generateReference(random: Random, campaignCount: number, now: Date): Reference {
@@ -160,6 +162,7 @@ export function generateReference(random: Random, campaignCount: number, now: Da
         decimals: token.decimals,
         imageUri: `https://assets.example.com/tokens/${token.symbol.toLowerCase()}.png`,
         isWhitelisted: token.isWhitelisted,
+        isBlocked: token.isBlocked ?? false,
         priceUsd: token.priceUsd === null ? null : String(token.priceUsd),
         marketCapUsd: token.priceUsd === null ? null : String(random.int(1_000_000, 90_000_000_000)),
         priceChange24hPct: token.priceUsd === null ? null : (random.int(-2500, 2500) / 100).toFixed(2),

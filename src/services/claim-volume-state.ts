@@ -186,6 +186,18 @@ export class ClaimVolumeState {
     return this.published[row] ?? this.volumeOf(row);
   }
 
+  /**
+   * Visits every campaign with claims in `window` now, in no particular order (explore ranks them its
+   * own ways), without allocating per campaign: a week holds up to every campaign.
+   */
+  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, publicId: string, claims: number, usdMicros: number) => void): void {
+    const claims = this.claims[WINDOW_INDEX[window]]!;
+    const usd = this.usd[WINDOW_INDEX[window]]!;
+    for (let row = 0; row < this.keys.length; row++) {
+      if (claims[row]! > 0) visit(this.keys[row]!, this.publicIds[row]!, claims[row]!, usd[row]!);
+    }
+  }
+
   /** Campaigns with claims in `window`, highest volume first: a copy-on-write clone, fixed at this instant. */
   ranking(window: RankedWindow): Ranking {
     return this.rankings[window].clone();

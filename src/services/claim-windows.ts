@@ -16,6 +16,7 @@ import {
   type ContractVolume,
   type RankedWindow,
 } from './claim-volume-state.js';
+import type { ClaimWindow } from '../repositories/claim-windows.repository.js';
 
 /**
  * Exact claim volumes over the trailing windows, at the instant of each request, without
@@ -265,5 +266,10 @@ export class WindowView {
 
   contracts(onlyCampaigns?: ReadonlySet<number>): ContractVolume[] {
     return this.state.contractVolumes(onlyCampaigns);
+  }
+
+  /** Visits every campaign with claims in `window`, unordered. */
+  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, publicId: string, claims: number, usdMicros: number) => void): void {
+    this.state.forEachWithClaimsIn(window, visit);
   }
 }

@@ -57,7 +57,7 @@ export async function listTrending(
       request.claimant,
     );
     const volumeByKey = new Map(batch.map((volume) => [volume.key, volume]));
-    for (const row of result.rows) entries.push(toEntry(row, volumeByKey.get(row.key)!, request));
+    for (const row of result.rows) entries.push(toEntry(row, volumeByKey.get(row.key), request));
     passed += result.passing;
   }
   return entries;
@@ -72,11 +72,17 @@ function take<T>(iterator: Iterator<T>, count: number): T[] {
   return items;
 }
 
-function toEntry(
-  row: TrendingPageRow,
-  volume: CampaignVolume,
-  request: TrendingRequest,
-): TrendingEntry {
+/** What an entry says about the asker: their standing, and whether swap campaigns carry market data. */
+export interface EntryOptions {
+  claimant?: string;
+  includeTokenMetadata: boolean;
+}
+
+/**
+ * A campaign as a trending entry (the reward-kit operations show the same entries). `volume` is
+ * the campaign's claim volumes at the request's instant; none means no claims in the last week.
+ */
+export function toEntry(row: TrendingPageRow, volume: CampaignVolume | undefined, request: EntryOptions): TrendingEntry {
   const swap = row.action_type === 'swap';
   return {
     id: row.public_id,
@@ -87,7 +93,7 @@ function toEntry(
         ? null
         : {
             id: row.template_id,
-            projectId: row.project_id ?? '',
+            projectId: row.project_slug ?? '',
             actionType: row.action_type ?? '',
             projectImage: row.project_image ?? '',
             description: row.template_description ?? '',
@@ -96,16 +102,16 @@ function toEntry(
     status: row.claimant_claimed ? 'claimed' : row.signature !== null ? 'claimable' : 'active',
     txHash: row.tx_hash,
     campaignName: row.campaign_name,
-    nftImageUri: row.nft_image_uri,
-    nftName: row.nft_name,
-    tokenImageUri: row.token_image_uri,
+    // Strings the public API never sends as null: left out when unknown (decisions section 4).
+    ...present('nftImageUri', row.nft_image_uri),
+    ...present('nftName', row.nft_name),
+    ...present('tokenImageUri', row.token_image_uri),
     blockTimestamp: row.block_timestamp,
-    projectUrl: row.project_url,
+    ...present('projectUrl', row.project_url),
     startTime: row.start_time,
     endTime: row.end_time,
     claimCount: row.claim_count,
-    totalBudget: row.total_budget_usd,
-    rewardsDistributed: row.distributed_usd,
+    ...rewardTokenTotals(row.incentives),
     signature:
       row.signature === null || request.claimant === undefined
         ? null
@@ -118,10 +124,39 @@ function toEntry(
     accessStatus: request.claimant === undefined ? null : accessStatus(row),
     ...(request.includeTokenMetadata && swap ? { actionTokenMetadata: actionTokenMetadata(row) } : {}),
     verificationLevel: row.verification_level,
-    usdDistributed24Hr: microsToNumber(volume.windows['24h'].usdMicros),
-    usdDistributed1Hr: microsToNumber(volume.windows['1h'].usdMicros),
+    usdDistributed24Hr: volume === undefined ? 0 : microsToNumber(volume.windows['24h'].usdMicros),
+    usdDistributed1Hr: volume === undefined ? 0 : microsToNumber(volume.windows['1h'].usdMicros),
   };
 }
+
+/** `{ [name]: value }`, or nothing when the value is unknown. */
+function present<Name extends string>(name: Name, value: string | null): { [K in Name]?: string } {
+  return (value === null ? {} : { [name]: value }) as { [K in Name]?: string };
+}
+
+/** The variants that pay no ERC-20 token. */
+const NON_TOKEN_VARIANTS = new Set(['AllowListIncentive', 'PointsIncentive']);
+
+/**
+ * decisions section 4: `totalBudget` and `rewardsDistributed` in the smallest unit of the campaign's
+ * reward token (its first ERC-20 incentive's), summed over the incentives paying that token.
+ */
+function rewardTokenTotals(incentives: TrendingIncentiveRow[]): { totalBudget: string; rewardsDistributed: string } {
+  const first = incentives.find((incentive) => !NON_TOKEN_VARIANTS.has(incentive.type));
+  if (first === undefined) return { totalBudget: '0', rewardsDistributed: '0' };
+  const asset = assetOf(first);
+  let budget = 0n;
+  let distributed = 0n;
+  for (const incentive of incentives) {
+    if (NON_TOKEN_VARIANTS.has(incentive.type) || assetOf(incentive) !== asset) continue;
+    budget += BigInt(incentive.total_budget ?? '0');
+    distributed += BigInt(incentive.total_amount_claimed);
+  }
+  return { totalBudget: budget.toString(), rewardsDistributed: distributed.toString() };
+}
+
+const assetOf = (incentive: TrendingIncentiveRow) =>
+  typeof incentive.params.asset === 'string' ? incentive.params.asset.toLowerCase() : '';
 
 /** decisions.md section 4: what each allow-list type means for the claimant. */
 function accessStatus(row: TrendingCampaignRow): NonNullable<TrendingEntry['accessStatus']> {
@@ -165,18 +200,19 @@ function toTrendingIncentive(row: TrendingIncentiveRow): TrendingEntry['incentiv
   const paysPoints = row.type === 'AllowListIncentive' || row.type === 'PointsIncentive';
   const decimals = row.token_decimals ?? (paysPoints ? 0 : DEFAULT_DECIMALS);
   const price = paysPoints ? null : row.token_price_usd;
+  const percentage = rewardPercentage(row.type, text('reward'));
   return {
     type: row.type,
     assetAddress: text('asset') ?? text('allowListAddress') ?? text('venue') ?? '',
-    rewardPercentage: progressPercentage(row, claimed),
-    rebatePercentage: typeof params.rebatePercentage === 'number' ? params.rebatePercentage : 0,
+    // decisions section 4: the share of the claim amount paid, for the variants that scale it; its alias equal.
+    ...(percentage === undefined ? {} : { rewardPercentage: percentage, rebatePercentage: percentage }),
     rewardAmount: rewardAmount.toString(),
     rewardAmountFormatted: formatUnits(rewardAmount, decimals),
     maxReward: maxReward.toString(),
     maxRewardUsdValue: microsToNumber(usdMicrosOf(maxReward, decimals, price)),
     rewardUsdValue: microsToNumber(usdMicrosOf(rewardAmount, decimals, price)),
-    tokenSymbol: row.token_symbol,
-    tokenImageUri: row.token_image_uri,
+    ...present('tokenSymbol', row.token_symbol),
+    ...present('tokenImageUri', row.token_image_uri),
     metadata:
       row.token_address === null
         ? null
@@ -212,14 +248,20 @@ function rewardAmounts(type: string, text: (name: string) => string | undefined,
   }
 }
 
-/** Share of the claim limit (count-limited variants) or of the budget already claimed, 0-100, 2 decimals. */
-function progressPercentage(row: TrendingIncentiveRow, claimed: bigint): number {
-  const [done, limit] =
-    row.claim_limit !== null ? [BigInt(row.total_claims), BigInt(row.claim_limit)] : [claimed, BigInt(row.total_budget ?? '0')];
-  if (limit <= 0n) return 0;
-  const basisPoints = (min(done, limit) * 10_000n) / limit;
+/** The variants whose `reward` is a scalar on the signed claim amount, 10^18 meaning 100%. */
+const SCALING_VARIANTS = new Set([
+  'ERC20VariableIncentive',
+  'ERC20VariableCriteriaIncentive',
+  'ERC20VariableCriteriaIncentiveV2',
+  'ERC20PeggedVariableCriteriaIncentive',
+  'ERC20PeggedVariableCriteriaIncentiveV2',
+]);
+
+/** `reward` / 10^18 in percent, exact to 2 decimals (rounded down); undefined for the fixed-reward variants. */
+function rewardPercentage(type: string, reward: string | undefined): number | undefined {
+  if (!SCALING_VARIANTS.has(type) || reward === undefined || !/^[0-9]+$/.test(reward)) return undefined;
+  const basisPoints = (BigInt(reward) * 10_000n) / 10n ** 18n;
   return Number(basisPoints) / 100;
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
-const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { insertAccessList, insertApiToken, insertCampaign, insertUser } from '../helpers/factories.js';
+import { insertAccessList, insertActionTemplate, insertApiToken, insertBudgetAccount, insertCampaign, insertUser } from '../helpers/factories.js';
 
 /**
  * Consumers generate a typed client from the API document (README, "Typed clients"). This test does
@@ -118,6 +118,8 @@ describe('the typed client example against a live server', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     await insertCampaign(database.db);
+    await insertActionTemplate(database.db);
+    await insertBudgetAccount(database.db, { chainId: 8453 });
     const user = await insertUser(database.db);
     await insertAccessList(database.db, { ownerUserId: user.id });
     ({ token } = await insertApiToken(database.db, user.id));

@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
+import { claims } from '../../src/db/schema.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
@@ -62,5 +63,54 @@ describe('a claim leaves the stored documents alone', () => {
     const before = await rowVersions();
     await database.db.execute(sql`UPDATE campaigns SET campaign_name = 'Renamed' WHERE key = ${campaign.key}`);
     expect((await rowVersions()).document).not.toBe(before.document);
+  });
+});
+
+/**
+ * A claim refreshes the campaign's flags only when it moves an incentive across its claim limit
+ * (incentives_after_write); these are the cases where it does, both ways.
+ */
+describe('a claim that exhausts or frees an incentive', () => {
+  let database: TestDatabase;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database);
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const activity = async (publicId: string) => {
+    const detail = await app.inject(`/campaigns/${publicId}`);
+    expect(detail.statusCode, detail.body).toBe(200);
+    const active = (await app.inject('/campaigns?pageSize=100&tokenWhitelist=false&showActiveOnly=true'))
+      .json<{ campaigns: { id: string }[] }>()
+      .campaigns.some((item) => item.id === publicId);
+    return { isActive: detail.json<{ isActive: boolean }>().isActive, listedAsActive: active };
+  };
+
+  it('makes the campaign inactive at its last claim and active again when that claim is deleted', async () => {
+    const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f101), '5', '2')] });
+    await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
+
+    const last = await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    expect(await activity(campaign.publicId)).toEqual({ isActive: false, listedAsActive: false });
+
+    await database.db.delete(claims).where(eq(claims.id, last.id));
+    expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
+  });
+
+  it('leaves a campaign active, its row untouched, after a claim below the limit', async () => {
+    const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f102), '5', '3')] });
+    const version = async () =>
+      (await queryRows<{ xmin: string }>(database.db, sql`SELECT xmin::text FROM campaigns WHERE key = ${campaign.key}`))[0]!.xmin;
+    const before = await version();
+    await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    expect(await version()).toBe(before);
+    expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
   });
 });

@@ -1,6 +1,7 @@
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DatabaseHandle, type DatabaseSettings, openDatabase } from '../../src/db/client.js';
+import { type DatabaseHandle, type DatabaseSettings, openDatabase, queryRows } from '../../src/db/client.js';
 import { classifyError } from '../../src/plugins/error-handler.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -119,5 +120,93 @@ describe.skipIf(!onPostgres)('PostgreSQL pool settings', () => {
     checkedOut.release(new Error('lost'));
     const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
     expect(rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe.skipIf(!onPostgres)('DB_POOL_MODE=transaction (a pooler such as PgBouncer in transaction mode)', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    handle = await openDatabase(settingsFor(database.url!, { DB_POOL_MODE: 'transaction', DB_POOL_MAX: 1 }));
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await database.close();
+  });
+
+  const settingsNow = `SELECT current_setting('statement_timeout') AS statement,
+                              current_setting('idle_in_transaction_session_timeout') AS idle`;
+
+  it('sets the timeouts in each transaction, none at connection start, and leaves no session state', async () => {
+    const pool = handle.pool!;
+    // Inside a single-statement transaction: the API's settings.
+    expect((await pool.query(settingsNow)).rows[0]).toEqual({ statement: '4s', idle: '7s' });
+    const client = await pool.connect();
+    try {
+      // Sent on the same connection as the statement that starts the transaction only: the session
+      // itself keeps the server's defaults, so nothing is left for the next client of a pooled connection.
+      // A name asked for is not kept: the statement is prepared for its transaction only.
+      await client.query({ text: 'SELECT 1', name: 'named_by_a_caller' });
+      const { rows } = await client.query<{ prepared: number }>('SELECT count(*)::int AS prepared FROM pg_prepared_statements');
+      expect(rows[0]!.prepared).toBe(0);
+      await client.query('BEGIN');
+      expect((await client.query(settingsNow)).rows[0]).toEqual({ statement: '4s', idle: '7s' });
+      // A transaction that raises its own timeout keeps it for its later statements (the claim volumes' load).
+      await client.query(`SELECT set_config('statement_timeout', '120000', true)`);
+      expect((await client.query(settingsNow)).rows[0]).toEqual({ statement: '2min', idle: '7s' });
+      await client.query('COMMIT');
+      // The session's own value (what the next transaction of another client would inherit) is the server's default.
+      const defaults = await client.query<{ reset: string }>("SELECT reset_val AS reset FROM pg_settings WHERE name = 'statement_timeout'");
+      expect(defaults.rows[0]!.reset).toBe('0');
+    } finally {
+      client.release();
+    }
+  });
+
+  it('keeps BEGIN first, so a transaction can still choose its isolation level', async () => {
+    const rows = await handle.db.transaction(
+      (tx) =>
+        queryRows<{ isolation: string; statement: string }>(
+          tx,
+          sql`SELECT current_setting('transaction_isolation') AS isolation, current_setting('statement_timeout') AS statement`,
+        ),
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    expect(rows[0]).toEqual({ isolation: 'repeatable read', statement: '4s' });
+  });
+
+  it('cancels a statement over the timeout (504), in every transaction of a connection', async () => {
+    const slow = await openDatabase(settingsFor(database.url!, { DB_POOL_MODE: 'transaction', DB_POOL_MAX: 1, DB_STATEMENT_TIMEOUT_MS: 100 }));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const error = await slow.pool!.query('SELECT pg_sleep(2)').catch((caught: unknown) => caught as Error);
+        expect((error as { code?: string }).code).toBe('57014');
+        expect(classifyError(error as Error).statusCode).toBe(504);
+      }
+      // Answers of the preamble never leak into the caller's result.
+      const { rows, command } = await slow.pool!.query<{ one: number }>('SELECT 1 AS one');
+      expect({ rows, command }).toEqual({ rows: [{ one: 1 }], command: 'SELECT' });
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('errors of poolers and standbys', () => {
+  const withCode = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+  it('a standby cancelling a read to replay changes (40001) is a 503 with Retry-After, never a 500', () => {
+    const classified = classifyError(withCode('40001', 'canceling statement due to conflict with recovery'));
+    expect(classified.statusCode).toBe(503);
+    expect(classified.headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it("PgBouncer's 08P01: a 503 while the server is unreachable, not for a configuration it will keep refusing", () => {
+    expect(classifyError(withCode('08P01', 'pgbouncer cannot connect to server')).statusCode).toBe(503);
+    expect(classifyError(withCode('08P01', 'no more connections allowed (max_client_conn)')).statusCode).toBe(503);
+    expect(classifyError(withCode('08P01', 'unsupported startup parameter: statement_timeout')).statusCode).toBe(500);
+    expect(classifyError(withCode('08P01', 'no such database: campaigns')).statusCode).toBe(500);
   });
 });

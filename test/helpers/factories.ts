@@ -8,6 +8,8 @@ import {
   actionTemplates,
   allowListAddresses,
   allowLists,
+  budgetAccountMembers,
+  budgetAccounts,
   campaigns,
   claims,
   contracts,
@@ -80,10 +82,59 @@ export async function insertActionTemplate(db: Database, values: Partial<typeof 
       actionType: 'mint',
       description: `Mint on project ${n}`,
       category: 'nft',
+      title: `Mint ${n}`,
+      campaignConfig: minimalCampaignConfig(8453, address(0x30000 + n)),
+      nameConfig: { template: 'Mint {{index}}', campaignNameGenerator: 'mint-v1', abiFilters: [] },
       ...values,
     })
     .returning();
   return { template: template!, project: project! };
+}
+
+/** The required members of a template's campaign configuration, and nothing else. */
+export function minimalCampaignConfig(chainId: number, contract: string): Record<string, unknown> {
+  const ref = {
+    ID: `eth:${chainId}:${contract}`,
+    contract_name: 'Minter',
+    address: contract,
+    deployment_information: { address: contract, network_id: String(chainId) },
+  };
+  return {
+    selectedContract: ref,
+    selectedSignature: 'mint(address,uint256)',
+    parameterFilters: [],
+    logFilters: [],
+    claimantContract: ref,
+    claimantSignature: 'mint(address,uint256)',
+    claimantParameterMapping: 'arg0:0',
+    reward: { budget: '100', amount: '1', rebatePercentage: 0 },
+  };
+}
+
+/** A budget account with its owner as administrator, and optionally more members. */
+export async function insertBudgetAccount(
+  db: Database,
+  values: Partial<typeof budgetAccounts.$inferInsert> = {},
+  members: Omit<typeof budgetAccountMembers.$inferInsert, 'chainId' | 'accountAddress'>[] = [],
+) {
+  const n = next();
+  const row = {
+    chainId: 8453,
+    address: address(0xba000 + n),
+    registryType: 'BUDGET',
+    baseImplementation: address(0xba5e),
+    deployedInstance: address(0xba000 + n),
+    txHash: hex(n, 32),
+    blockTimestamp: 1_760_000_000 + n,
+    blockNumber: 30_000_000 + n,
+    name: `budget-${n}`,
+    owner: address(0xa0000 + n),
+    ...values,
+  };
+  await db.insert(budgetAccounts).values(row);
+  const allMembers = [{ memberAddress: row.owner, roles: [1, 2] }, ...members];
+  await db.insert(budgetAccountMembers).values(allMembers.map((member) => ({ ...member, chainId: row.chainId, accountAddress: row.address })));
+  return row;
 }
 
 export async function insertContract(db: Database, values: Partial<typeof contracts.$inferInsert> = {}) {

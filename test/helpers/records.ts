@@ -1,4 +1,4 @@
-import { address } from './factories.js';
+import { address, minimalCampaignConfig } from './factories.js';
 
 /**
  * A small, valid set of import records, one of each kind, that refer to each other: the
@@ -101,8 +101,51 @@ export function baseRecords(): Record<string, unknown>[] {
       priceUsd: '1',
     },
     { kind: 'project', id: uuid(0xb1), name: 'Zora', imageUri: 'https://assets.example.com/zora.png', url: 'https://zora.co', verificationLevel: 'verified' },
-    { kind: 'actionTemplate', id: uuid(0xa1), projectId: uuid(0xb1), actionType: 'mint', description: 'Mint on Zora', category: 'nft' },
+    {
+      kind: 'actionTemplate',
+      id: uuid(0xa1),
+      projectId: uuid(0xb1),
+      actionType: 'mint',
+      description: 'Mint on Zora',
+      category: 'nft',
+      title: 'Mint on Zora',
+      campaignConfig: minimalCampaignConfig(CHAIN, address(0x30001)),
+      nameConfig: { template: 'Mint {{index}}', campaignNameGenerator: 'mint-v1', abiFilters: [] },
+      distributionChannels: ['public'],
+      builderMetadata: {
+        createdAt: '2026-01-31T12:00:00.000Z',
+        actionChain: CHAIN,
+        budgetAccount: { chainId: CHAIN, address: address(0xb0001) },
+      },
+      status: 'approved',
+    },
     { kind: 'contract', chainId: CHAIN, address: address(0x30001), name: 'Zora minter' },
+    {
+      kind: 'knownSignature',
+      id: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+      textSignature: 'Transfer(address,address,uint256)',
+      abiItem: { type: 'event', name: 'Transfer', inputs: [], anonymous: false },
+      signatureType: 'event',
+    },
+    {
+      kind: 'budgetAccount',
+      chainId: CHAIN,
+      address: address(0xb0001),
+      registryType: 'BUDGET',
+      baseImplementation: address(0xba5e),
+      deployedInstance: address(0xb0001),
+      txHash: hash('b1'),
+      blockTimestamp: 1_762_000_000,
+      blockNumber: 29_000_000,
+      name: 'Growth budget',
+      owner: address(0xa0001),
+      ownerEmail: 'owner@example.com',
+      label: null,
+      members: [
+        { address: address(0xa0001), roles: [1, 2], status: 'wallet_created' },
+        { address: address(0x10001), roles: [1], email: 'member@example.com', status: 'invited' },
+      ],
+    },
     { kind: 'user', address: address(0x10001), id: uuid(0x10001), score: 5 },
     {
       kind: 'accessList',

@@ -97,9 +97,11 @@ describe('import', () => {
   it('updates a changed record, replaces child rows, and deletes by natural key', async () => {
     const records = baseRecords();
     records[0] = { ...records[0], name: 'USD Coin (bridged)' };
-    records[7] = campaignRecord('1', { incentives: [(campaignRecord('1').incentives as unknown[])[0]], distributionChannels: [] });
-    records[9] = claimRecord(0, { amount: '5000' });
-    records.splice(10, 1, { kind: 'claim', deleted: true, chainId: CHAIN, txHash: hash('11'), logIndex: 1 });
+    const campaign = records.findIndex((record) => record.kind === 'campaign');
+    const claim = records.findIndex((record) => record.kind === 'claim');
+    records[campaign] = campaignRecord('1', { incentives: [(campaignRecord('1').incentives as unknown[])[0]], distributionChannels: [] });
+    records[claim] = claimRecord(0, { amount: '5000' });
+    records.splice(claim + 1, 1, { kind: 'claim', deleted: true, chainId: CHAIN, txHash: hash('11'), logIndex: 1 });
     const summary = await importText(database, lines(records));
     expect(summary.token).toEqual({ inserted: 0, updated: 1, deleted: 0, unchanged: 0 });
     expect(summary.campaign).toEqual({ inserted: 0, updated: 1, deleted: 0, unchanged: 0 });

@@ -49,7 +49,20 @@ describe('export, then import into an empty database', () => {
   it('exports every kind, and the copy exports the same bytes', async () => {
     const kinds = new Set(exported.trim().split('\n').map((line) => (JSON.parse(line) as { kind: string }).kind));
     expect([...kinds].sort()).toEqual(
-      ['accessList', 'actionTemplate', 'allowList', 'campaign', 'claim', 'claimSignature', 'contract', 'project', 'token', 'user'].sort(),
+      [
+        'accessList',
+        'actionTemplate',
+        'allowList',
+        'budgetAccount',
+        'campaign',
+        'claim',
+        'claimSignature',
+        'contract',
+        'knownSignature',
+        'project',
+        'token',
+        'user',
+      ].sort(),
     );
     expect(exported).not.toMatch(/token_hash|tokenHash/);
     expect(await exportText(copy)).toBe(exported);

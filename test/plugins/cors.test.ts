@@ -36,6 +36,8 @@ describe('CORS', () => {
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
+      'RateLimit-Policy',
+      'RateLimit',
     ]);
     expect(response.headers.vary).toContain('Origin');
   });

@@ -1,7 +1,25 @@
+import { randomInt } from 'node:crypto';
+import { connect } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** CI starts Redis (.ci/run); elsewhere the shared-budget tests say why they skip. */
+const redisUp = await new Promise<boolean>((resolve) => {
+  const { hostname, port } = new URL(REDIS_URL);
+  const socket = connect({ host: hostname, port: Number(port || 6379) });
+  socket.setTimeout(1000, () => socket.destroy());
+  socket.once('connect', () => {
+    socket.end();
+    resolve(true);
+  });
+  socket.once('close', () => resolve(false));
+  socket.once('error', () => resolve(false));
+});
+if (!redisUp) console.warn(`Redis does not answer at ${REDIS_URL}: the shared rate limit tests are skipped (set TEST_REDIS_URL)`);
 
 describe('rate limit per client IP', () => {
   let database: TestDatabase;
@@ -14,8 +32,8 @@ describe('rate limit per client IP', () => {
   });
 
   /** A fresh app (fresh budgets) allowing `max` requests a minute, with extra settings. */
-  async function withApp(settings: Record<string, string>, test: (app: App) => Promise<void>) {
-    const app = await buildTestApp(database, { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000', ...settings });
+  async function withApp(settings: Record<string, string>, test: (app: App) => Promise<void>, logger = pino({ level: 'silent' })) {
+    const app = await buildTestApp(database, { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000', ...settings }, undefined, { logger });
     try {
       await test(app);
     } finally {
@@ -90,6 +108,69 @@ describe('rate limit per client IP', () => {
       await viaProxy(app, '198.51.100.1');
       expect((await viaProxy(app, '198.51.100.1')).statusCode).toBe(429);
       expect((await viaProxy(app, '198.51.100.2')).statusCode).toBe(200);
+    });
+  });
+
+  it('sends the IETF draft headers beside the X-RateLimit ones', async () => {
+    await withApp({}, async (app) => {
+      const first = await app.inject('/campaigns');
+      expect(first.headers['ratelimit-policy']).toBe('"default";q=2;w=60');
+      expect(first.headers.ratelimit).toBe('"default";r=1;t=60');
+      await app.inject('/campaigns');
+      const limited = await app.inject('/campaigns');
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      // Routes that opt out carry neither.
+      expect((await app.inject('/health/live')).headers.ratelimit).toBeUndefined();
+    });
+  });
+
+  it('counts answers served from the response cache, which carry the budget headers', async () => {
+    await withApp({ RESPONSE_CACHE_TTL_MS: '60000', RATE_LIMIT_MAX: '3' }, async (app) => {
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await app.inject('/campaigns?pageSize=1'));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429]);
+      // The second and third came from the cache (same ETag, no new query), and still counted.
+      expect(answers[1]!.headers.etag).toBe(answers[0]!.headers.etag);
+      expect(answers.map((answer) => answer.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
+      expect(answers[2]!.headers.ratelimit).toBe('"default";r=0;t=60');
+    });
+  });
+
+  it('lets requests through when Redis cannot be reached, with a warning and a metric', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    // Nothing listens on port 1.
+    await withApp({ RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_MAX: '1' }, async (app) => {
+      for (let i = 0; i < 4; i++) expect((await app.inject('/campaigns')).statusCode).toBe(200);
+      const metrics = (await app.inject('/metrics')).body;
+      const failures = Number(/^rate_limit_store_errors_total (\d+)$/m.exec(metrics)?.[1]);
+      expect(failures).toBeGreaterThanOrEqual(4);
+    }, logger);
+    const warnings = lines.filter((line) => line.msg.startsWith('rate limit store unreachable'));
+    // Once per outage, not once per request.
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings[0])).toContain('Redis at 127.0.0.1:1');
+  });
+
+  describe.runIf(redisUp)('budgets shared in Redis (RATE_LIMIT_REDIS_URL)', () => {
+    const redisUrl = REDIS_URL;
+    /** A client address of its own per run, so that runs sharing the Redis do not share budgets. */
+    const freshClient = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+    it('two apps (replicas) share one budget per client', async () => {
+      const settings = { RATE_LIMIT_REDIS_URL: redisUrl, RATE_LIMIT_MAX: '3' };
+      await withApp(settings, async (first) => {
+        await withApp(settings, async (second) => {
+          const client = freshClient();
+          const ask = (app: App) => app.inject({ url: '/campaigns', remoteAddress: client });
+          const answers = [await ask(first), await ask(second), await ask(first), await ask(second), await ask(first)];
+          expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429, 429]);
+          expect(answers.map((answer) => answer.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
+          // Another client has its own budget in the same store.
+          expect((await first.inject({ url: '/campaigns', remoteAddress: freshClient() })).statusCode).toBe(200);
+        });
+      });
     });
   });
 });

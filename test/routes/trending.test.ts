@@ -200,14 +200,17 @@ describe('GET /reward-kit/trending', () => {
         maxReward: '1000000',
         rewardUsdValue: 1,
         maxRewardUsdValue: 1,
-        rewardPercentage: 3,
-        rebatePercentage: 0,
         tokenSymbol: 'USDC',
       }),
     ]);
+    // A fixed reward scales nothing: no reward percentage, nor its alias.
+    expect(edges!.incentives[0]).not.toHaveProperty('rewardPercentage');
+    expect(edges!.incentives[0]).not.toHaveProperty('rebatePercentage');
     expect(edges!.claimCount).toBe(3);
-    expect(edges!.totalBudget).toBe('100.00');
-    expect(edges!.rewardsDistributed).toBe('70.00');
+    // In USDC's smallest unit: 100 claims of 1 USDC budgeted, 3 claims of 1 USDC paid.
+    expect(edges!.totalBudget).toBe('100000000');
+    expect(BigInt(edges!.totalBudget as string)).toBe(100_000_000n);
+    expect(edges!.rewardsDistributed).toBe('3000000');
   });
 
   it('reflects claims made after the snapshot, late-arriving ones included, and claims ageing out', async () => {

@@ -2,7 +2,15 @@ import { Ajv } from 'ajv';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { ACTION_TEMPLATE_CATEGORIES, ALLOW_LIST_TYPES, INCENTIVE_TYPES } from '../../src/db/schema.js';
+import {
+  ACTION_TEMPLATE_CATEGORIES,
+  ALLOW_LIST_TYPES,
+  INCENTIVE_TYPES,
+  MEMBER_STATUSES,
+  REGISTRY_TYPES,
+  TEMPLATE_STATUSES,
+} from '../../src/db/schema.js';
+import { TemplateBuilderMetadata, TemplateCampaignConfig, TemplateNameConfig } from '../../src/schemas/template-config.js';
 import { INCENTIVE_VARIANTS } from '../../src/schemas/incentives.js';
 import { SHARED_SCHEMAS } from '../../src/schemas/index.js';
 import { generateDataset } from '../../src/seed/dataset.js';
@@ -47,6 +55,37 @@ describe('data generator (pure)', () => {
     expect(rows.claimSignatures.length).toBeGreaterThan(0);
     expect(rows.accessListMembers.length).toBeGreaterThan(0);
     expect(rows.users.every((user) => Number.isInteger(user.score))).toBe(true);
+  });
+
+  it('fills the registry: every registry type, both member roles, every member status, blocked tokens, templates of every status', () => {
+    expect(new Set(rows.budgetAccounts.map((row) => row.registryType))).toEqual(new Set(REGISTRY_TYPES));
+    expect(new Set(rows.budgetAccountMembers.flatMap((row) => row.roles))).toEqual(new Set([1, 2]));
+    expect(new Set(rows.budgetAccountMembers.map((row) => row.status))).toEqual(new Set([...MEMBER_STATUSES, null]));
+    expect(rows.budgetAccountMembers.some((row) => row.email !== null && row.email !== undefined)).toBe(true);
+    expect(rows.budgetAccounts.some((row) => row.hidden) && rows.budgetAccounts.some((row) => row.deprecated)).toBe(true);
+    // Every campaign's budget account is in the registry on the campaign's chain.
+    const budgets = new Set(rows.budgetAccounts.map((row) => `${row.chainId}:${row.address}`));
+    expect(rows.campaigns.every((row) => budgets.has(`${row.chainId}:${row.budget}`))).toBe(true);
+    expect(rows.tokens.filter((row) => row.isBlocked).length).toBeGreaterThan(0);
+    expect(rows.tokens.every((row) => !(row.isBlocked && row.isWhitelisted))).toBe(true);
+    expect(new Set(rows.actionTemplates.map((row) => row.status))).toEqual(new Set(TEMPLATE_STATUSES));
+    expect(rows.actionTemplates.some((row) => row.builderMetadata === null)).toBe(true);
+    expect(new Set(rows.knownSignatures.map((row) => row.signatureType))).toEqual(new Set(['event', 'function']));
+  });
+
+  it('gives every template a configuration that validates against the API schema', () => {
+    const ajv = new Ajv({ strict: false, keywords: ['errorMessage'] });
+    for (const [schema, field] of [
+      [TemplateCampaignConfig, 'campaignConfig'],
+      [TemplateNameConfig, 'nameConfig'],
+    ] as const) {
+      const validate = ajv.compile(schema);
+      for (const row of rows.actionTemplates) expect(validate(row[field]), JSON.stringify(validate.errors)).toBe(true);
+    }
+    const builder = ajv.compile(TemplateBuilderMetadata);
+    for (const row of rows.actionTemplates) {
+      if (row.builderMetadata) expect(builder(row.builderMetadata), JSON.stringify(builder.errors)).toBe(true);
+    }
   });
 
   it('gives every incentive params that validate against its variant schema', () => {

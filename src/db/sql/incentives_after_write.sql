@@ -20,8 +20,17 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     IF NOT EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
                     WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
-      -- Only the claim totals moved (a claim was written): the documents do not hold them.
-      PERFORM refresh_campaign_totals(keys);
+      -- Only the claim totals moved (a claim was written): the documents do not hold them, and the
+      -- flags can only move where an incentive crossed its claim limit or budget, either way.
+      PERFORM refresh_campaign_live(keys);
+      keys := ARRAY(SELECT DISTINCT o.campaign_key
+                      FROM old_rows AS o JOIN new_rows AS n USING (campaign_key, position)
+                     WHERE (coalesce(o.total_claims >= o.claim_limit, false) OR coalesce(o.total_amount_claimed >= o.total_budget, false))
+                           IS DISTINCT FROM
+                           (coalesce(n.total_claims >= n.claim_limit, false) OR coalesce(n.total_amount_claimed >= n.total_budget, false)));
+      IF cardinality(keys) > 0 THEN
+        PERFORM refresh_campaign_flags(keys);
+      END IF;
       RETURN NULL;
     END IF;
   END IF;

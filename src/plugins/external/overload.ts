@@ -20,6 +20,8 @@ export interface OverloadLimits {
 }
 
 const MB = 1024 * 1024;
+/** under-pressure's default: one sample per second. */
+const SAMPLE_INTERVAL_MS = 1000;
 
 /**
  * @fastify/under-pressure: when the event loop lags (or memory passes a limit), new requests get
@@ -29,7 +31,15 @@ const MB = 1024 * 1024;
  */
 export const overloadProtection = fp<OverloadLimits>(
   async (app: FastifyInstance, limits) => {
+    // The samples taken while the server started include its own start-up work (compiling the
+    // routes' schemas blocks the loop for a second or more): not load. They are ignored for the
+    // first two sampling intervals after the server listens, so its first requests are served.
+    let startupSamplesUntil = 0;
+    app.addHook('onListen', async () => {
+      startupSamplesUntil = Date.now() + 2 * SAMPLE_INTERVAL_MS;
+    });
     await app.register(underPressure, {
+      sampleInterval: SAMPLE_INTERVAL_MS,
       maxEventLoopDelay: limits.maxEventLoopDelayMs,
       maxEventLoopUtilization: limits.maxEventLoopUtilization,
       // Per sampling interval, not since start: a burst an hour ago says nothing about now.
@@ -38,7 +48,7 @@ export const overloadProtection = fp<OverloadLimits>(
       maxRssBytes: limits.maxRssMb * MB,
       // A rejection goes through the one error handler: the envelope and Retry-After.
       pressureHandler: async (request: FastifyRequest, _reply, type, value) => {
-        if (request.routeOptions.config.overloadExempt === true) return;
+        if (request.routeOptions.config.overloadExempt === true || Date.now() < startupSamplesUntil) return;
         request.log.warn({ pressure: type, value }, 'overloaded: request refused');
         throw serviceUnavailable('the server is overloaded; retry shortly');
       },

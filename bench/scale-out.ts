@@ -1,0 +1,286 @@
+/**
+ * The capacity model's measurements (README "Capacity model"), all in one run on one machine:
+ *
+ * 1. per route: requests per second and, per request, Node CPU and PostgreSQL CPU, for three ways
+ *    of connecting: direct with named prepared statements (DB_POOL_MODE=session), direct without
+ *    them (DB_POOL_MODE=transaction: what giving up named statements costs by itself), and through
+ *    PgBouncer in transaction mode (--pgbouncer);
+ * 2. PostgreSQL CPU per second at idle with 1, 2 and 4 replicas (the claim change feed's polls);
+ * 3. server connections and resident memory per replica.
+ *
+ *   npm run bench:scale-out -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000 \
+ *     --pgbouncer postgres://postgres@127.0.0.1:6432/campaigns_bench_100000 [--seconds 8] [--idle-seconds 30]
+ *
+ * The database must be seeded (npm run bench seeds one) and migrated; PgBouncer must run in
+ * transaction mode with `admin_users` including the URL's user (the README's pgbouncer.ini).
+ * CPU is read from /proc: the server's process, and the PostgreSQL backends serving the bench
+ * database (pg_stat_activity), so other databases' work on a shared server is not counted.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { sampleParameters } from './dataset.js';
+import { drive } from './load.js';
+import type { Scenario } from './scenarios.js';
+
+const { values: options } = parseArgs({
+  options: {
+    database: { type: 'string' },
+    pgbouncer: { type: 'string' },
+    seconds: { type: 'string', default: '8' },
+    'idle-seconds': { type: 'string', default: '30' },
+    connections: { type: 'string', default: '10' },
+    only: { type: 'string' },
+  },
+});
+if (!options.database) throw new Error('--database postgres://... (a seeded, migrated benchmark database) is required');
+const DATABASE = options.database;
+const SECONDS = Number(options.seconds);
+const IDLE_SECONDS = Number(options['idle-seconds']);
+const CONNECTIONS = Number(options.connections);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Mode {
+  name: string;
+  env: Record<string, string>;
+}
+const MODES: Mode[] = [
+  { name: 'direct, named statements', env: { DATABASE_URL: DATABASE, DB_POOL_MODE: 'session' } },
+  { name: 'direct, unnamed (transaction mode)', env: { DATABASE_URL: DATABASE, DB_POOL_MODE: 'transaction' } },
+  ...(options.pgbouncer ? [{ name: 'PgBouncer transaction mode', env: { DATABASE_URL: options.pgbouncer, DB_POOL_MODE: 'transaction' } }] : []),
+];
+
+/** The soak's default mix (scripts/soak.ts), by route: per 9 requests, 3 list pages, 2 details, one of each other route. */
+function routes(parameters: Awaited<ReturnType<typeof sampleParameters>>): (Scenario & { mixShare: number })[] {
+  let next = 0;
+  const auth = { authorization: `Bearer ${parameters.bearerToken}` };
+  const fixed = (name: string, path: string, mixShare: number, headers?: Record<string, string>) => ({ name, path: () => path, mixShare, headers });
+  return [
+    fixed('list default', '/campaigns', 1 / 9),
+    fixed('list page 3, 20 a page', '/campaigns?page=3&pageSize=20&sortBy=active', 1 / 9),
+    fixed('list by owner', `/campaigns?owner=${parameters.owner}&tokenWhitelist=false`, 1 / 9),
+    { name: 'detail by random id', path: () => `/campaigns/${parameters.campaignIds[next++ % parameters.campaignIds.length]}`, mixShare: 2 / 9 },
+    fixed('trending 24h', '/reward-kit/trending?sortBy=24h', 1 / 9),
+    fixed('contracts most-completions', '/explore/contracts?sortBy=most-completions&timePeriod=24h', 1 / 9),
+    fixed('access lists', '/campaigns/accesslists', 1 / 9, auth),
+    fixed('profile', '/users/profile', 1 / 9, auth),
+  ];
+}
+
+async function main(): Promise<void> {
+  const parameters = await sampleParameters(DATABASE);
+  const scenarios = routes(parameters).filter((scenario) => !options.only || scenario.name.includes(options.only));
+  const results: Record<string, unknown> = { at: new Date().toISOString(), database: DATABASE.replace(/:[^:@/]*@/, '@'), seconds: SECONDS };
+
+  // 1. Throughput and CPU per request, the three modes side by side for each route.
+  const servers = [];
+  for (const mode of MODES) servers.push({ mode, server: await startServer({ ...mode.env, DB_APPLICATION_NAME: `bench-${servers.length}` }) });
+  const rows = [];
+  const peakConnections = new Map<string, number>();
+  const peakRss = new Map<string, number>();
+  try {
+    for (const scenario of scenarios) {
+      for (const { mode, server } of servers) {
+        await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: 2 }); // warm-up
+        const before = await cpuSnapshot(server.pid);
+        const load = await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: SECONDS });
+        const after = await cpuSnapshot(server.pid);
+        peakConnections.set(mode.name, Math.max(peakConnections.get(mode.name) ?? 0, await openConnections(mode, server)));
+        peakRss.set(mode.name, Math.max(peakRss.get(mode.name) ?? 0, await rssMb(server.pid)));
+        const requests = load.requestsPerSecond * SECONDS;
+        const row = {
+          route: scenario.name,
+          mode: mode.name,
+          requestsPerSecond: load.requestsPerSecond,
+          p99Ms: load.p99Ms,
+          errors: load.errors + load.non2xx,
+          nodeCpuMsPerRequest: round((after.nodeMs - before.nodeMs) / requests, 3),
+          postgresCpuMsPerRequest: round(postgresMs(before, after) / requests, 3),
+          mixShare: scenario.mixShare,
+        };
+        rows.push(row);
+        log(JSON.stringify(row));
+      }
+    }
+    results.routes = rows;
+    // 3. Connections and memory per replica, at their highest right after a load.
+    const connections = servers.map(({ mode }) => ({
+      mode: mode.name,
+      peakRssMb: peakRss.get(mode.name),
+      serverConnections: peakConnections.get(mode.name),
+      counted: mode.name.startsWith('PgBouncer') ? "PgBouncer's server connections for the database, shared by every replica" : "the replica's own PostgreSQL connections",
+    }));
+    results.perReplica = connections;
+    log(JSON.stringify(connections));
+  } finally {
+    for (const { server } of servers) await server.stop();
+  }
+
+  // 2. Idle: what N replicas cost the database when nobody asks them anything.
+  const idle = [];
+  for (const replicas of [1, 2, 4]) {
+    const started = [];
+    for (let i = 0; i < replicas; i++) started.push(await startServer({ DATABASE_URL: DATABASE, DB_APPLICATION_NAME: 'bench-idle' }));
+    try {
+      await sleep(5000);
+      const before = await cpuSnapshot(started[0]!.pid);
+      await sleep(IDLE_SECONDS * 1000);
+      const after = await cpuSnapshot(started[0]!.pid);
+      const row = { replicas, postgresCpuMsPerSecond: round(postgresMs(before, after) / IDLE_SECONDS, 3) };
+      idle.push(row);
+      log(JSON.stringify(row));
+    } finally {
+      for (const server of started) await server.stop();
+    }
+  }
+  results.idle = idle;
+
+  await mkdir('bench/results', { recursive: true });
+  const file = `bench/results/scale-out-${Date.now()}.json`;
+  await writeFile(file, JSON.stringify(results, null, 2));
+  printMarkdown(rows, idle, results.perReplica as object[]);
+  log(`results: ${file}`);
+}
+
+function printMarkdown(rows: { route: string; mode: string; requestsPerSecond: number; p99Ms: number; errors: number; nodeCpuMsPerRequest: number; postgresCpuMsPerRequest: number }[], idle: object[], perReplica: object[]): void {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out('| route | mode | req/s | p99 ms | errors | Node CPU ms/req | PostgreSQL CPU ms/req | x direct named |');
+  out('|---|---|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const base = rows.find((other) => other.route === row.route && other.mode === MODES[0]!.name)!;
+    out(`| ${row.route} | ${row.mode} | ${row.requestsPerSecond} | ${row.p99Ms} | ${row.errors} | ${row.nodeCpuMsPerRequest} | ${row.postgresCpuMsPerRequest} | ${round(row.requestsPerSecond / base.requestsPerSecond, 2)} |`);
+  }
+  out('');
+  out(`idle: ${JSON.stringify(idle)}`);
+  out(`per replica: ${JSON.stringify(perReplica)}`);
+}
+
+interface CpuSnapshot {
+  nodeMs: number;
+  /** CPU ms of each backend serving the bench database, by pid. */
+  backends: Map<number, number>;
+}
+
+async function cpuSnapshot(nodePid: number): Promise<CpuSnapshot> {
+  const database = new URL(DATABASE).pathname.slice(1);
+  const client = new pg.Client({ connectionString: DATABASE, application_name: 'bench-observer' });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      [database],
+    );
+    const backends = new Map<number, number>();
+    for (const { pid } of rows) backends.set(pid, await processCpuMs(pid));
+    return { nodeMs: await processCpuMs(nodePid), backends };
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU used by the backends between two snapshots; a backend born in between counts from zero. */
+function postgresMs(before: CpuSnapshot, after: CpuSnapshot): number {
+  let ms = 0;
+  for (const [pid, value] of after.backends) ms += value - (before.backends.get(pid) ?? 0);
+  return ms;
+}
+
+/** CPU time a process has used, in ms: /proc/<pid>/schedstat counts nanoseconds (stat's ticks are 10 ms, too coarse for idle polls). */
+async function processCpuMs(pid: number): Promise<number> {
+  const schedstat = await readFile(`/proc/${pid}/schedstat`, 'utf8').catch(() => '0');
+  return Number(schedstat.split(' ')[0]) / 1e6;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** Server connections the replica holds: its own on PostgreSQL, or PgBouncer's for the database when it goes through one. */
+async function openConnections(mode: Mode, server: { applicationName: string }): Promise<number> {
+  if (mode.name.startsWith('PgBouncer')) {
+    const admin = new URL(options.pgbouncer!);
+    const database = admin.pathname.slice(1);
+    admin.pathname = '/pgbouncer';
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      // The admin console speaks the simple protocol only.
+      const { rows } = await client.query<{ database: string; sv_active: string; sv_idle: string; sv_used: string }>({ text: 'SHOW POOLS', queryMode: 'simple' } as pg.QueryConfig);
+      const pool = rows.find((row) => row.database === database);
+      return pool ? Number(pool.sv_active) + Number(pool.sv_idle) + Number(pool.sv_used) : 0;
+    } finally {
+      await client.end();
+    }
+  }
+  const client = new pg.Client({ connectionString: DATABASE });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [server.applicationName]);
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+interface BenchServer {
+  url: string;
+  pid: number;
+  applicationName: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(env: Record<string, string>): Promise<BenchServer> {
+  const port = await freePort();
+  const applicationName = env.DB_APPLICATION_NAME ?? 'campaign-service';
+  const child: ChildProcess = spawn(process.execPath, ['dist/server.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_MAX: '0',
+      RESPONSE_CACHE_TTL_MS: '0',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    if (await fetch(`${url}/health/ready`).then((response) => response.ok, () => false)) break;
+    if (attempt > 600) throw new Error('the server did not become ready within 2 minutes');
+    await sleep(200);
+  }
+  return {
+    url,
+    pid: child.pid!,
+    applicationName,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+await main();

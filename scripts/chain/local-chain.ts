@@ -1,0 +1,249 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  type Hex,
+  http,
+  type PublicClient,
+  type WalletClient,
+} from 'viem';
+import { allowListInitParameters, createBoostPayloadParameters } from '../../src/chain/abi.js';
+
+/**
+ * A local chain for tests, the demo and the benchmark: anvil from the npm registry
+ * (@foundry-rs/anvil-linux-amd64, the platform package of @foundry-rs/anvil, which holds the binary), the test contracts of
+ * chain/contracts/ (compiled artifacts committed; `npm run chain:compile` rebuilds them), and
+ * helpers that create boosts and claim the way the protocol's users do.
+ */
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const { LibZip } = require('solady') as { LibZip: { cdCompress(data: string): string } };
+
+interface Artifact {
+  abi: Abi;
+  bytecode: Hex;
+}
+export const artifacts = (
+  JSON.parse(readFileSync(join(root, 'chain/contracts/artifacts.json'), 'utf8')) as { contracts: Record<string, Artifact> }
+).contracts;
+
+/** The binary inside the platform package, started directly so that killing it kills the node. */
+export function anvilBinary(): string | null {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  try {
+    return join(dirname(require.resolve(`${platformPackage}/package.json`)), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  } catch {
+    return null;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LocalChain {
+  url: string;
+  port: number;
+  chainId: number;
+  process: ChildProcess;
+  public: PublicClient;
+  wallet: WalletClient;
+  /** anvil's first funded account, which sends every transaction. */
+  account: Address;
+  /** Mines `count` empty blocks. */
+  mine(count?: number): Promise<void>;
+  snapshot(): Promise<Hex>;
+  revert(id: Hex): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** anvil's default dev accounts are unlocked: eth_sendTransaction from the first one needs no key here. */
+const DEV_ACCOUNT: Address = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+export async function startAnvil(options: { chainId?: number; blockTime?: number; port?: number } = {}): Promise<LocalChain> {
+  const binary = anvilBinary();
+  if (!binary) throw new Error('anvil is not installed: npm ci installs @foundry-rs/anvil-linux-amd64 (an optional dependency: Linux x64 only)');
+  const port = options.port ?? (await freePort());
+  const chainId = options.chainId ?? 31337;
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent'];
+  if (options.blockTime) args.push('--block-time', String(options.blockTime));
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const publicClient = createPublicClient({ transport: http(url, { retryCount: 0 }), cacheTime: 0, pollingInterval: 20 }) as PublicClient;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`anvil exited with ${child.exitCode}: ${stderr}`);
+    try {
+      await publicClient.getChainId();
+      break;
+    } catch {
+      if (Date.now() - started > 15_000) throw new Error(`anvil did not answer on ${url} within 15 s: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const wallet = createWalletClient({ account: DEV_ACCOUNT, transport: http(url, { retryCount: 0 }) });
+  const rpc = (method: string, params: unknown[] = []) => publicClient.request<{ Method: string; Parameters: unknown[]; ReturnType: unknown }>({ method, params });
+  return {
+    url,
+    port,
+    chainId,
+    process: child,
+    public: publicClient,
+    wallet,
+    account: DEV_ACCOUNT,
+    mine: async (count = 1) => {
+      await rpc('anvil_mine', [`0x${count.toString(16)}`]);
+    },
+    snapshot: async () => (await rpc('evm_snapshot')) as Hex,
+    revert: async (id) => {
+      await rpc('evm_revert', [id]);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+export async function deploy(chain: LocalChain, name: string, args: unknown[] = []): Promise<Address> {
+  const artifact = artifacts[name];
+  if (!artifact) throw new Error(`no artifact ${name}`);
+  const hash = await chain.wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account: chain.account, chain: null });
+  const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 300_000 });
+  if (!receipt.contractAddress) throw new Error(`deploying ${name} gave no address`);
+  return receipt.contractAddress;
+}
+
+export async function send(chain: LocalChain, address: Address, name: string, functionName: string, args: unknown[]): Promise<{ hash: Hex; blockNumber: bigint }> {
+  const hash = await chain.wallet.writeContract({
+    address,
+    abi: artifacts[name]!.abi,
+    functionName,
+    args,
+    account: chain.account,
+    chain: null,
+  });
+  const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 300_000 });
+  if (receipt.status !== 'success') throw new Error(`${name}.${functionName} reverted`);
+  return { hash, blockNumber: receipt.blockNumber };
+}
+
+export interface BoostSpec {
+  owner: Address;
+  budget: Address;
+  validator: Address;
+  action: Address;
+  allowList: { address: Address; owner: Address; members: Address[] };
+  incentives: Address[];
+  protocolFee?: bigint;
+  maxParticipants?: bigint;
+}
+
+/** createBoost(LibZip.cdCompress(abi.encode(payload))), as the SDK sends it. */
+export function createBoostCalldataArgument(spec: BoostSpec): Hex {
+  const target = (instance: Address, parameters: Hex = '0x') => ({ isBase: false, instance, parameters });
+  const payload = encodeAbiParameters(createBoostPayloadParameters, [
+    {
+      budget: spec.budget,
+      action: target(spec.action),
+      validator: target(spec.validator),
+      allowList: target(spec.allowList.address, encodeAbiParameters(allowListInitParameters, [spec.allowList.owner, spec.allowList.members])),
+      incentives: spec.incentives.map((incentive) => target(incentive)),
+      protocolFee: spec.protocolFee ?? 0n,
+      maxParticipants: spec.maxParticipants ?? 0n,
+      owner: spec.owner,
+    },
+  ]);
+  return LibZip.cdCompress(payload) as Hex;
+}
+
+export async function createBoost(chain: LocalChain, core: Address, spec: BoostSpec) {
+  return send(chain, core, 'TestBoostCore', 'createBoost', [createBoostCalldataArgument(spec)]);
+}
+
+/** BoostClaimed.data = abi.encode((bytes validatorData, bytes incentiveData)); a variable incentive reads a uint256 from incentiveData. */
+export function claimData(signedAmount = 0n): Hex {
+  return encodeAbiParameters(
+    [{ type: 'tuple', components: [{ name: 'validatorData', type: 'bytes' }, { name: 'incentiveData', type: 'bytes' }] }],
+    [{ validatorData: '0x', incentiveData: encodeAbiParameters([{ type: 'uint256' }], [signedAmount]) }],
+  );
+}
+
+export async function claimFor(chain: LocalChain, core: Address, boostId: bigint, incentiveId: bigint, claimant: Address, signedAmount = 0n) {
+  return send(chain, core, 'TestBoostCore', 'claimIncentiveFor', [boostId, incentiveId, '0x0000000000000000000000000000000000000000', claimData(signedAmount), claimant]);
+}
+
+export async function claimMany(chain: LocalChain, core: Address, boostId: bigint, incentiveId: bigint, claimants: Address[], signedAmount = 0n) {
+  return send(chain, core, 'TestBoostCore', 'claimMany', [boostId, incentiveId, claimData(signedAmount), claimants]);
+}
+
+/** A deterministic address for the n-th test user. */
+export const userAddress = (n: number): Address => `0x${(0x100000 + n).toString(16).padStart(40, 'a')}`;
+
+export interface Deployed {
+  core: Address;
+  action: Address;
+  allowList: Address;
+  openAllowList: Address;
+  erc20: Address;
+  variableV2: Address;
+  points: Address;
+  allowListIncentive: Address;
+  unknown: Address;
+}
+
+export const ASSET: Address = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+export const VENUE: Address = '0x1111111111111111111111111111111111111111';
+export const TARGET: Address = '0x2222222222222222222222222222222222222222';
+
+/** One of each component the tests and the demo use. */
+export async function deployComponents(chain: LocalChain, members: Address[]): Promise<Deployed> {
+  const core = await deploy(chain, 'TestBoostCore');
+  const step = (n: number) => ({
+    signature: `0x${'ab'.repeat(31)}${n.toString(16).padStart(2, '0')}` as Hex,
+    signatureType: n % 2,
+    actionType: 0,
+    targetContract: TARGET,
+    chainid: BigInt(chain.chainId),
+    actionParameter: { filterType: 0, fieldType: 1, fieldIndex: n, filterData: '0x1234' as Hex },
+  });
+  const action = await deploy(chain, 'TestEventAction', [
+    [step(0), step(1), step(1), step(1)],
+    { signatureType: 0, signature: `0x${'cd'.repeat(32)}`, fieldIndex: 2, targetContract: TARGET, chainid: BigInt(chain.chainId) },
+  ]);
+  const allowList = await deploy(chain, 'TestAllowList', [chain.account, members, false]);
+  const openAllowList = await deploy(chain, 'TestAllowList', ['0x0000000000000000000000000000000000000000', [], true]);
+  const erc20 = await deploy(chain, 'TestERC20Incentive', [ASSET, 0, 10n ** 18n, 1_000_000n]);
+  const variableV2 = await deploy(chain, 'TestERC20VariableCriteriaIncentiveV2', [
+    ASSET,
+    5n * 10n ** 17n,
+    10n ** 30n,
+    4n * 10n ** 18n,
+    { criteriaType: 1, signature: `0x${'ef'.repeat(32)}`, fieldIndex: 3, targetContract: TARGET, valueType: 1 },
+  ]);
+  const points = await deploy(chain, 'TestPointsIncentive', [VENUE, '0xa9059cbb', 7n, 1_000_000n]);
+  const allowListIncentive = await deploy(chain, 'TestAllowListIncentive', [allowList, 1000n]);
+  const unknown = await deploy(chain, 'TestUnknownIncentive');
+  return { core, action, allowList, openAllowList, erc20, variableV2, points, allowListIncentive, unknown };
+}

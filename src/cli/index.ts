@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_CORES } from '../chain/deployments.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { startStatusServer } from '../indexer/http.js';
+import { createIndexer } from '../indexer/indexer.js';
+import { createBackfillProgress } from '../indexer/progress-bar.js';
+import { IndexerStatus } from '../indexer/status.js';
+import { type ChainTarget, parseTargets } from '../indexer/targets.js';
+import { createServerLogger } from '../logger.js';
+
+const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once]
+       (in the image: node dist/cli/index.js ...)
+
+Follows BoostCore deployments into DATABASE_URL (or the embedded database) through src/ingest/.
+Without flags it follows what the settings name (CHAIN_RPC_URLS, INDEXER_CORES; README "Data from the
+chain"). With --rpc-url and --chain-id it follows one core: --core (default: the protocol's deployment
+on that chain) from --from-block (default: its deployment block; only used when the core has no
+checkpoint yet). --confirmations overrides INDEXER_CONFIRMATIONS. --once indexes up to the head minus
+the confirmations, then exits 0.`;
+
+class UsageError extends Error {}
+
+function targetsFromFlags(values: Record<string, string | boolean | undefined>, config: Config): ChainTarget[] {
+  const rpcUrl = values['rpc-url'] as string | undefined;
+  const chainText = values['chain-id'] as string | undefined;
+  if (rpcUrl === undefined && chainText === undefined && values.core === undefined && values['from-block'] === undefined) {
+    const { targets } = parseTargets(config.CHAIN_RPC_URLS, config.INDEXER_CORES);
+    if (targets.length === 0) throw new UsageError('nothing to follow: set CHAIN_RPC_URLS (and INDEXER_CORES) or give --rpc-url and --chain-id');
+    return targets;
+  }
+  if (!rpcUrl || !/^https?:\/\//.test(rpcUrl)) throw new UsageError('--rpc-url must be an http(s) URL');
+  if (!chainText || !/^[0-9]{1,10}$/.test(chainText)) throw new UsageError('--chain-id must be a chain id (a positive integer)');
+  const chainId = Number(chainText);
+  const deployment = DEFAULT_CORES.find((core) => core.chainId === chainId);
+  const core = (values.core as string | undefined) ?? deployment?.address;
+  if (!core || !/^0x[0-9a-fA-F]{40}$/.test(core)) throw new UsageError(`--core must be an address${deployment ? '' : ` (chain ${chainId} has no known deployment)`}`);
+  const fromText = values['from-block'] as string | undefined;
+  if (fromText !== undefined && !/^[0-9]{1,15}$/.test(fromText)) throw new UsageError('--from-block must be a block number');
+  const startBlock = fromText !== undefined ? BigInt(fromText) : deployment && deployment.address === core.toLowerCase() ? deployment.startBlock : 0n;
+  return [{ chainId, rpcUrl, cores: [{ address: core.toLowerCase(), startBlock }] }];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'rpc-url': { type: 'string' },
+      'chain-id': { type: 'string' },
+      core: { type: 'string' },
+      'from-block': { type: 'string' },
+      confirmations: { type: 'string' },
+      once: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  const targets = targetsFromFlags(values, config);
+  if (values.confirmations !== undefined && !/^[0-9]{1,5}$/.test(values.confirmations)) throw new UsageError('--confirmations must be a number of blocks');
+  const confirmations = values.confirmations !== undefined ? Number(values.confirmations) : config.INDEXER_CONFIRMATIONS;
+  const logger = await createServerLogger(config);
+  const database = await openDatabase({ ...config, DB_STATEMENT_TIMEOUT_MS: 600_000, DB_QUERY_TIMEOUT_MS: 601_000, DB_POOL_MAX: 4 }, logger);
+  const status = new IndexerStatus(config.INDEXER_LAG_BUDGET_S);
+  const bar = createBackfillProgress(logger);
+  const expectedCores = targets.reduce((sum, target) => sum + target.cores.length, 0);
+  const statusServer = config.INDEXER_METRICS_PORT === 0 ? null : await startStatusServer(status, expectedCores, config.HOST, config.INDEXER_METRICS_PORT);
+  if (statusServer) logger.info(`indexer metrics at ${statusServer.url}/metrics, readiness at ${statusServer.url}/health/ready`);
+  const indexer = createIndexer(
+    targets,
+    database,
+    {
+      confirmations,
+      blockRange: config.INDEXER_BLOCK_RANGE,
+      pollMs: config.INDEXER_POLL_MS,
+      reorgDepth: config.INDEXER_REORG_DEPTH,
+      rpcTimeoutMs: config.INDEXER_RPC_TIMEOUT_MS,
+    },
+    logger,
+    {
+      onProgress: (progress) => {
+        status.record(progress);
+        bar.update(progress);
+      },
+      onRpcError: (chainId) => status.rpcError(chainId),
+    },
+  );
+  const stop = () => indexer.stop();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    if (config.MIGRATE_ON_START) await database.migrate();
+    logger.info(
+      { targets: targets.map((target) => ({ chainId: target.chainId, cores: target.cores.map((core) => `${core.address}@${core.startBlock}`) })), confirmations, once: values.once },
+      'indexer starting',
+    );
+    await indexer.run({ once: values.once });
+    bar.stop();
+    logger.info({ cores: status.readiness(expectedCores).cores }, 'indexer stopped');
+  } finally {
+    bar.stop();
+    await statusServer?.close();
+    await database.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
+  else if (error instanceof ConfigError) console.error(error.message);
+  else console.error(`index failed: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+});

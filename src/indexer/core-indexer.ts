@@ -1,0 +1,227 @@
+import type { Logger } from 'pino';
+import type { Hex } from 'viem';
+import { getLogsSplitting, TOPICS } from '../chain/logs.js';
+import type { Rpc } from '../chain/rpc.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { ingest, type SourceRecord } from '../ingest/write.js';
+import { validateRecord } from '../ingest/validate.js';
+import type { IngestRecord } from '../ingest/records.js';
+import { buildBatch, type RawLog } from './batch.js';
+import {
+  type Checkpoint,
+  type CoreId,
+  journalAfter,
+  loadCheckpoint,
+  recentBlocks,
+  rewindState,
+  writeState,
+} from './store.js';
+
+/**
+ * Follows one BoostCore on one chain: block ranges from the checkpoint up to the head minus the
+ * confirmations, each range's records written through src/ingest/ (derived 'live') with the
+ * checkpoint in the same transaction. Before each range it compares the checkpoint's block hash
+ * with the chain's: on a reorganisation it finds the fork among the remembered hashes, deletes
+ * what the orphaned blocks wrote (through ingest, from the journal) and continues from the fork.
+ */
+
+export interface CoreIndexerOptions {
+  chainId: number;
+  core: string;
+  startBlock: bigint;
+  confirmations: number;
+  blockRange: number;
+  /** Blocks below the checkpoint whose hashes and writes are remembered for reorganisations. */
+  reorgDepth: number;
+  rpc: Rpc;
+  database: DatabaseHandle;
+  logger: Logger;
+  /** Progress after each committed range (metrics, progress bar). */
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface Progress {
+  chainId: number;
+  core: string;
+  indexedBlock: bigint;
+  indexedTimestamp: number;
+  startBlock: bigint;
+  headBlock: bigint;
+  headTimestamp: number;
+  safeBlock: bigint;
+  logs: number;
+  claims: number;
+  campaigns: number;
+}
+
+export class ReorgTooDeepError extends Error {}
+
+export type StepResult = 'progressed' | 'caught-up';
+
+export class CoreIndexer {
+  readonly id: CoreId;
+  private checkpoint: Checkpoint | null = null;
+  private range: number;
+  private head = { number: 0n, timestamp: 0 };
+
+  constructor(private readonly options: CoreIndexerOptions) {
+    this.id = { chainId: options.chainId, core: options.core.toLowerCase() };
+    this.range = options.blockRange;
+  }
+
+  private get log() {
+    return this.options.logger;
+  }
+
+  /** One range, or a rollback, or nothing when caught up. */
+  async step(): Promise<StepResult> {
+    const { rpc, database, confirmations } = this.options;
+    this.checkpoint ??= await loadCheckpoint(database, this.id);
+    // The head's header: its number, and its time for the lag in seconds.
+    const latest = await rpc.withRetries('eth_getBlockByNumber latest', () => rpc.client.getBlock({ blockTag: 'latest' }));
+    const head = latest.number;
+    this.head = { number: head, timestamp: Number(latest.timestamp) };
+    const safe = head - BigInt(confirmations);
+    if (this.checkpoint && (await this.rolledBack(this.checkpoint))) return 'progressed';
+    const indexed = this.checkpoint?.blockNumber ?? this.options.startBlock - 1n;
+    if (indexed >= safe) {
+      this.report(safe, indexed, { logs: 0, claims: 0, campaigns: 0 });
+      return 'caught-up';
+    }
+    const started = performance.now();
+    const from = indexed + 1n;
+    const to = from + BigInt(this.range) - 1n < safe ? from + BigInt(this.range) - 1n : safe;
+    let split = false;
+    const onSplit = () => (split = true);
+    const coreLogs = (await getLogsSplitting(
+      rpc,
+      { address: this.id.core as Hex, topic0: [TOPICS.BoostCreated, TOPICS.IncentiveAdded, TOPICS.BoostClaimed] },
+      from,
+      to,
+      onSplit,
+    )) as unknown as RawLog[];
+    const hasClaims = coreLogs.some((log) => log.topics[0] === TOPICS.BoostClaimed);
+    const claimedLogs = hasClaims ? ((await getLogsSplitting(rpc, { topic0: [TOPICS.Claimed] }, from, to, onSplit)) as unknown as RawLog[]) : [];
+    // Shrink the range after the node refused one; grow back slowly.
+    this.range = split ? Math.max(1, Math.floor(Number(to - from + 1n) / 2)) : Math.min(this.options.blockRange, Math.ceil(this.range * 1.5));
+
+    // Headers of the last block and of every block with logs: timestamps, and hashes to detect a
+    // reorganisation later, and now (a log whose block hash is not the header's came from another branch).
+    const numbers = new Set<bigint>([to, ...coreLogs.map((log) => BigInt(log.blockNumber))]);
+    const headers = new Map(
+      await Promise.all(
+        [...numbers].map(async (number) => {
+          const block = await rpc.getBlock(number);
+          return [number, { hash: block.hash!, timestamp: Number(block.timestamp) }] as const;
+        }),
+      ),
+    );
+    for (const log of [...coreLogs, ...claimedLogs]) {
+      const header = headers.get(BigInt(log.blockNumber));
+      if (header && header.hash !== log.blockHash) throw new Error(`the chain changed while block ${BigInt(log.blockNumber)} was read; retrying`);
+    }
+    const read = performance.now();
+    const batch = await buildBatch(
+      rpc,
+      database,
+      this.id,
+      { coreLogs, claimedLogs, timestamps: new Map([...headers].map(([number, header]) => [number, header.timestamp])), readAt: safe },
+      this.log,
+    );
+    const built = performance.now();
+    const last = headers.get(to)!;
+    const checkpoint: Checkpoint = { blockNumber: to, blockHash: last.hash, blockTimestamp: last.timestamp };
+    const blocks = [...headers].map(([blockNumber, header]) => ({ blockNumber, blockHash: header.hash }));
+    const state = { checkpoint, blocks, journal: batch.journal, incentives: batch.incentives, forgetBelow: to - BigInt(this.options.reorgDepth) };
+    await ingest(database, sourceOf(batch.records), {
+      derived: 'live',
+      beforeCommit: (session) => writeState(session, this.id, state),
+    });
+    this.checkpoint = checkpoint;
+    this.log.debug(
+      {
+        chainId: this.id.chainId,
+        core: this.id.core,
+        from: from.toString(),
+        to: to.toString(),
+        logs: coreLogs.length + claimedLogs.length,
+        claims: batch.claims,
+        campaigns: batch.campaigns,
+        readMs: Math.round(read - started),
+        buildMs: Math.round(built - read),
+        writeMs: Math.round(performance.now() - built),
+      },
+      'indexed a block range',
+    );
+    this.report(safe, to, { logs: coreLogs.length + claimedLogs.length, claims: batch.claims, campaigns: batch.campaigns }, last.timestamp);
+    return 'progressed';
+  }
+
+  private report(safe: bigint, indexed: bigint, counts: { logs: number; claims: number; campaigns: number }, indexedTimestamp?: number) {
+    this.options.onProgress?.({
+      chainId: this.id.chainId,
+      core: this.id.core,
+      startBlock: this.options.startBlock,
+      indexedBlock: indexed,
+      // Nothing indexed yet: as old as the chain's start, for the lag.
+      indexedTimestamp: indexedTimestamp ?? this.checkpoint?.blockTimestamp ?? 0,
+      headBlock: this.head.number,
+      headTimestamp: this.head.timestamp,
+      safeBlock: safe,
+      ...counts,
+    });
+  }
+
+  /** True when the checkpoint's block is no longer on the chain, after undoing the orphaned blocks. */
+  private async rolledBack(checkpoint: Checkpoint): Promise<boolean> {
+    const { rpc, database } = this.options;
+    const current = await rpc.withRetries(`eth_getBlockByNumber ${checkpoint.blockNumber}`, () =>
+      rpc.client.getBlock({ blockNumber: checkpoint.blockNumber }).catch((error: unknown) => {
+        // The chain is now shorter than the checkpoint: the block is gone.
+        if ((error as { name?: string }).name === 'BlockNotFoundError') return null;
+        throw error;
+      }),
+    );
+    if (current?.hash === checkpoint.blockHash) return false;
+    const remembered = await recentBlocks(database, this.id);
+    let fork: Checkpoint | null = null;
+    for (const block of remembered) {
+      if (block.blockNumber >= checkpoint.blockNumber && block.blockHash === checkpoint.blockHash) continue;
+      const onChain = await rpc.withRetries(`eth_getBlockByNumber ${block.blockNumber}`, () =>
+        rpc.client.getBlock({ blockNumber: block.blockNumber }).catch((error: unknown) => {
+          if ((error as { name?: string }).name === 'BlockNotFoundError') return null;
+          throw error;
+        }),
+      );
+      if (onChain?.hash === block.blockHash) {
+        fork = { blockNumber: block.blockNumber, blockHash: block.blockHash, blockTimestamp: Number(onChain.timestamp) };
+        break;
+      }
+    }
+    if (!fork) {
+      throw new ReorgTooDeepError(
+        `chain ${this.id.chainId}: block ${checkpoint.blockNumber} changed and none of the ${remembered.length} remembered blocks is on the chain any more; ` +
+          'the reorganisation is deeper than INDEXER_REORG_DEPTH',
+      );
+    }
+    const deletions = await journalAfter(database, this.id, fork.blockNumber);
+    const rewound = fork;
+    await ingest(database, sourceOf(deletions), { derived: 'live', beforeCommit: (session) => rewindState(session, this.id, rewound) });
+    this.log.warn(
+      { chainId: this.id.chainId, core: this.id.core, from: checkpoint.blockNumber.toString(), fork: fork.blockNumber.toString(), deleted: deletions.length },
+      'chain reorganisation: orphaned blocks undone',
+    );
+    this.checkpoint = fork;
+    return true;
+  }
+}
+
+/** The records as the import reads them: each validated against its kind's schema (a failure here is a bug of the indexer's). */
+async function* sourceOf(records: IngestRecord[]): AsyncGenerator<SourceRecord> {
+  let line = 0;
+  for (const record of records) {
+    const validated = validateRecord(record);
+    if (!validated.ok) throw new Error(`the indexer built an invalid ${record.kind} record: ${validated.error}`);
+    yield { line: ++line, key: validated.key, record: validated.record };
+  }
+}

@@ -1,0 +1,136 @@
+import type { Logger } from 'pino';
+import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { CoreIndexer, type Progress, ReorgTooDeepError } from './core-indexer.js';
+import type { ChainTarget } from './targets.js';
+
+/**
+ * Runs one CoreIndexer per chain and core, each in its own loop: a range at a time while behind,
+ * a poll every `pollMs` once caught up; with `once`, each loop ends when it has caught up (the
+ * head minus the confirmations). RPC faults are retried inside the calls (the loop waits while the
+ * endpoint is down); any other failure of a range is logged and the range retried after a pause,
+ * except a reorganisation deeper than remembered, which stops the indexer.
+ */
+
+export interface IndexerSettings {
+  confirmations: number;
+  blockRange: number;
+  pollMs: number;
+  reorgDepth: number;
+  rpcTimeoutMs: number;
+  /** Backoff of RPC retries. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface IndexerHooks {
+  onProgress?: (progress: Progress) => void;
+  onRpcError?: (chainId: number, error: unknown) => void;
+}
+
+export interface Indexer {
+  /** Resolves when every loop has ended: caught up with `once`, or stopped. */
+  run(options?: { once?: boolean }): Promise<void>;
+  stop(): void;
+}
+
+export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, settings: IndexerSettings, logger: Logger, hooks: IndexerHooks = {}): Indexer {
+  const controller = new AbortController();
+  const lastLogged = new Map<string, number>();
+  /** One log line per chain and kind of fault every 10 s: a dead endpoint must not flood the log. */
+  const throttled = (key: string, log: () => void) => {
+    const now = Date.now();
+    if (now - (lastLogged.get(key) ?? 0) < 10_000) return;
+    lastLogged.set(key, now);
+    log();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        controller.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      controller.signal.addEventListener('abort', onAbort, { once: true });
+    });
+
+  const loops: { indexer: CoreIndexer; rpc: Rpc; chainId: number }[] = [];
+  for (const target of targets) {
+    const rpc = createRpc({
+      url: target.rpcUrl,
+      timeoutMs: settings.rpcTimeoutMs,
+      baseBackoffMs: settings.baseBackoffMs ?? 250,
+      maxBackoffMs: settings.maxBackoffMs ?? 30_000,
+      signal: controller.signal,
+      onError: (error, attempt, label) => {
+        hooks.onRpcError?.(target.chainId, error);
+        throttled(`rpc:${target.chainId}`, () =>
+          logger.warn({ chainId: target.chainId, call: label, attempt, err: (error as Error).message.split('\n')[0] }, 'RPC call failed; retrying'),
+        );
+      },
+    });
+    for (const core of target.cores) {
+      const indexer = new CoreIndexer({
+        chainId: target.chainId,
+        core: core.address,
+        startBlock: core.startBlock,
+        confirmations: settings.confirmations,
+        blockRange: settings.blockRange,
+        reorgDepth: settings.reorgDepth,
+        rpc,
+        database,
+        logger,
+        onProgress: hooks.onProgress,
+      });
+      loops.push({ indexer, rpc, chainId: target.chainId });
+    }
+  }
+
+  const verifyChain = async (rpc: Rpc, chainId: number) => {
+    const actual = await rpc.withRetries('eth_chainId', () => rpc.client.getChainId());
+    if (actual !== chainId) throw new Error(`the RPC endpoint for chain ${chainId} serves chain ${actual}`);
+  };
+
+  const loop = async ({ indexer, rpc, chainId }: (typeof loops)[number], once: boolean) => {
+    try {
+      await verifyChain(rpc, chainId);
+    } catch (error) {
+      if (error instanceof AbortedError) return;
+      throw error;
+    }
+    let failures = 0;
+    while (!controller.signal.aborted) {
+      try {
+        const result = await indexer.step();
+        failures = 0;
+        if (result === 'caught-up') {
+          if (once) return;
+          await sleep(settings.pollMs);
+        }
+      } catch (error) {
+        if (error instanceof AbortedError || controller.signal.aborted) return;
+        if (error instanceof ReorgTooDeepError) throw error;
+        failures++;
+        throttled(`step:${chainId}:${indexer.id.core}`, () =>
+          logger.error({ chainId, core: indexer.id.core, err: error }, 'indexing a block range failed; retrying'),
+        );
+        await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)) * Math.random());
+      }
+    }
+  };
+
+  return {
+    run: async ({ once = false } = {}) => {
+      const results = await Promise.allSettled(loops.map((entry) => loop(entry, once)));
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) {
+        controller.abort();
+        throw failed.reason;
+      }
+    },
+    stop: () => controller.abort(),
+  };
+}

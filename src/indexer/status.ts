@@ -1,0 +1,94 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Progress } from './core-indexer.js';
+
+/**
+ * What the indexer reports about itself: Prometheus metrics per chain and core (indexed block, head
+ * block, lag in blocks and seconds, logs per second, logs, claims and campaigns indexed, RPC errors)
+ * and readiness: every core has indexed at least once and its lag (head time minus the time of
+ * its last indexed block) is within the lag budget.
+ */
+
+export interface CoreStatus {
+  chainId: number;
+  core: string;
+  indexedBlock: string;
+  headBlock: string;
+  lagBlocks: number;
+  lagSeconds: number;
+  withinBudget: boolean;
+}
+
+export class IndexerStatus {
+  readonly registry = new Registry();
+  private readonly cores = new Map<string, Progress>();
+  private readonly rates = new Map<string, { at: number; logs: number }[]>();
+  private readonly indexed: Gauge;
+  private readonly head: Gauge;
+  private readonly lagBlocks: Gauge;
+  private readonly lagSeconds: Gauge;
+  private readonly logsPerSecond: Gauge;
+  private readonly logs: Counter;
+  private readonly claims: Counter;
+  private readonly campaigns: Counter;
+  private readonly rpcErrors: Counter;
+
+  constructor(private readonly lagBudgetSeconds: number) {
+    const registers = [this.registry];
+    const labelNames = ['chain_id', 'core'] as const;
+    collectDefaultMetrics({ register: this.registry });
+    this.indexed = new Gauge({ name: 'indexer_indexed_block', help: 'Last block whose logs are in the database', labelNames, registers });
+    this.head = new Gauge({ name: 'indexer_head_block', help: "The chain's head block as last seen", labelNames: ['chain_id'], registers });
+    this.lagBlocks = new Gauge({ name: 'indexer_lag_blocks', help: 'Head block minus last indexed block', labelNames, registers });
+    this.lagSeconds = new Gauge({ name: 'indexer_lag_seconds', help: "Head block's time minus the last indexed block's time", labelNames, registers });
+    this.logsPerSecond = new Gauge({ name: 'indexer_logs_per_second', help: 'Logs indexed per second over the last 10 seconds', labelNames, registers });
+    this.logs = new Counter({ name: 'indexer_logs_total', help: 'Logs read and indexed', labelNames, registers });
+    this.claims = new Counter({ name: 'indexer_claims_total', help: 'Claims written', labelNames, registers });
+    this.campaigns = new Counter({ name: 'indexer_campaigns_total', help: 'Campaigns written (created or rewritten)', labelNames, registers });
+    this.rpcErrors = new Counter({ name: 'indexer_rpc_errors_total', help: 'Failed JSON-RPC calls (each retried)', labelNames: ['chain_id'], registers });
+  }
+
+  record(progress: Progress): void {
+    const key = `${progress.chainId}:${progress.core}`;
+    this.cores.set(key, progress);
+    const labels = { chain_id: String(progress.chainId), core: progress.core };
+    const lagBlocks = Number(progress.headBlock - progress.indexedBlock);
+    this.indexed.set(labels, Number(progress.indexedBlock));
+    this.head.set({ chain_id: labels.chain_id }, Number(progress.headBlock));
+    this.lagBlocks.set(labels, lagBlocks);
+    this.lagSeconds.set(labels, this.lagSecondsOf(progress));
+    this.logs.inc(labels, progress.logs);
+    this.claims.inc(labels, progress.claims);
+    this.campaigns.inc(labels, progress.campaigns);
+    const now = Date.now();
+    const window = [...(this.rates.get(key) ?? []), { at: now, logs: progress.logs }].filter((entry) => now - entry.at <= 10_000);
+    this.rates.set(key, window);
+    this.logsPerSecond.set(labels, window.reduce((sum, entry) => sum + entry.logs, 0) / 10);
+  }
+
+  rpcError(chainId: number): void {
+    this.rpcErrors.inc({ chain_id: String(chainId) });
+  }
+
+  private lagSecondsOf(progress: Progress): number {
+    // Caught up: the confirmations' blocks are behind by design, and their time counts; an idle
+    // chain (no new blocks) is not lagging.
+    return Math.max(0, progress.headTimestamp - progress.indexedTimestamp);
+  }
+
+  /** Per core; `ready` when every expected core reported and is within the lag budget. */
+  readiness(expectedCores: number): { ready: boolean; cores: CoreStatus[] } {
+    const cores = [...this.cores.values()].map((progress) => {
+      const lagSeconds = this.lagSecondsOf(progress);
+      return {
+        chainId: progress.chainId,
+        core: progress.core,
+        indexedBlock: progress.indexedBlock.toString(),
+        headBlock: progress.headBlock.toString(),
+        lagBlocks: Number(progress.headBlock - progress.indexedBlock),
+        lagSeconds,
+        withinBudget: lagSeconds <= this.lagBudgetSeconds,
+      };
+    });
+    return { ready: cores.length >= expectedCores && cores.every((core) => core.withinBudget), cores };
+  }
+}

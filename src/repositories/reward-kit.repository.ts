@@ -1,0 +1,154 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Database, queryRows } from '../db/client.js';
+import type { PageRequest } from '../schemas/common.js';
+import { isActiveAt, whereClause } from './campaign-filters.js';
+import { entryFilterConditions, type TrendingFilters } from './trending.repository.js';
+
+export type RewardStatus = 'active' | 'claimed' | 'claimable';
+export type RewardSort = 'active' | 'recently-deployed';
+
+/** One claim of a reward's claim list. */
+export interface RewardClaimRow {
+  claimant: string;
+  tx_hash: string;
+  claimed_at: string;
+}
+
+/**
+ * Which campaigns the reward-kit operations show, as campaign keys in order: the entries
+ * themselves are described by the trending repository. Lists read the campaign indexes or, for a
+ * claimant's claimed and claimable rewards, first that claimant's own claims or signatures (one
+ * index range each), never the claims of everyone.
+ */
+export function createRewardKitRepository(db: Database) {
+  return {
+    /** A page of reward keys for GET /reward-kit/campaigns. */
+    async listRewardKeys(
+      status: RewardStatus,
+      claimant: string | undefined,
+      filters: TrendingFilters,
+      sort: RewardSort,
+      page: PageRequest,
+      now: Date,
+    ): Promise<number[]> {
+      if (page.limit === 0) return [];
+      const rows = await queryRows<{ key: number }>(db, rewardsQuery(status, claimant, filters, sort, page, now), {
+        planPerValue: claimant !== undefined,
+      });
+      return rows.map((row) => row.key);
+    },
+
+    /**
+     * GET /reward-kit's three lists (keys, most recent first, at most `limit` each), the incentive
+     * each unused signature names, and the USD value of all the claimant's claims.
+     */
+    async findProfile(claimant: string, filters: TrendingFilters, limit: number, now: Date) {
+      const [claimed, claimable, active, totals] = await Promise.all([
+        queryRows<{ key: number }>(db, rewardsQuery('claimed', claimant, filters, 'latest', { limit, offset: 0 }, now), { planPerValue: true }),
+        queryRows<{ key: number }>(db, rewardsQuery('claimable', claimant, filters, 'latest', { limit, offset: 0 }, now), { planPerValue: true }),
+        queryRows<{ key: number }>(db, rewardsQuery('active', claimant, filters, 'recently-deployed', { limit, offset: 0 }, now), {
+          planPerValue: true,
+        }),
+        queryRows<{ usd: string }>(db, sql`SELECT coalesce(sum(usd_value), 0)::text AS usd FROM claims WHERE claimant = ${claimant}`),
+      ]);
+      const signatures = await queryRows<{ key: number; incentive_id: number }>(
+        db,
+        sql`SELECT campaign_key AS key, incentive_id FROM claim_signatures
+             WHERE claimant = ${claimant} AND NOT used AND campaign_key = ANY(${sql.param(claimable.map((row) => row.key))}::integer[])`,
+      );
+      return {
+        claimed: claimed.map((row) => row.key),
+        claimable: claimable.map((row) => row.key),
+        active: active.map((row) => row.key),
+        unusedSignatures: signatures,
+        claimedUsd: totals[0]?.usd ?? '0',
+      };
+    },
+
+    /** The campaign by public ID with its claim count, newest claims, and `address`'s latest claim transaction. */
+    async findReward(publicId: string, claimLimit: number, address: string | undefined) {
+      const [campaign] = await queryRows<{ key: number; total_claims: number; address_tx: string | null }>(
+        db,
+        sql`SELECT c.key,
+                   (SELECT coalesce(sum(i.total_claims), 0)::integer FROM incentives AS i WHERE i.campaign_key = c.key) AS total_claims,
+                   ${
+                     address === undefined
+                       ? sql`NULL`
+                       : sql`(SELECT w.tx_hash FROM claims AS w WHERE w.claimant = ${address} AND w.campaign_key = c.key
+                              ORDER BY w.claimed_at DESC, w.id DESC LIMIT 1)`
+                   } AS address_tx
+              FROM campaigns AS c WHERE c.public_id = ${publicId}`,
+      );
+      if (campaign === undefined) return null;
+      const claims = await queryRows<RewardClaimRow>(
+        db,
+        sql`SELECT claimant, tx_hash, iso_utc(claimed_at) AS claimed_at FROM claims
+             WHERE campaign_key = ${campaign.key} ORDER BY claimed_at DESC, id DESC LIMIT ${claimLimit}`,
+      );
+      return { key: campaign.key, totalClaims: campaign.total_claims, claims, addressTxHash: campaign.address_tx };
+    },
+  };
+}
+
+export type RewardKitRepository = ReturnType<typeof createRewardKitRepository>;
+
+/**
+ * `claimant` may claim under the campaign's allow list (decisions section 4): none or open, listed
+ * on an allow list, not listed on a deny list, or a member of the off-chain access list.
+ */
+const mayAccess = (claimant: string) => sql`(c.allow_list_id IS NULL OR EXISTS (
+  SELECT 1 FROM allow_lists AS a WHERE a.id = c.allow_list_id AND CASE a.type
+    WHEN 'OpenAllowList' THEN true
+    WHEN 'SimpleAllowList' THEN EXISTS (SELECT 1 FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id AND x.address = ${claimant})
+    WHEN 'SimpleDenyList' THEN NOT EXISTS (SELECT 1 FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id AND x.address = ${claimant})
+    ELSE EXISTS (SELECT 1 FROM access_list_members AS m WHERE m.access_list_id = a.access_list_id AND m.address = ${claimant})
+  END))`;
+
+/** The claimant's claimed campaigns with their latest claim, from its own claims only (claims_claimant_idx). */
+const claimedBy = (claimant: string) =>
+  sql`SELECT campaign_key, max(claimed_at) AS latest FROM claims WHERE claimant = ${claimant} GROUP BY campaign_key`;
+/** The claimant's campaigns with an unused signature and its newest one (claim_signatures_unused_idx). */
+const signedFor = (claimant: string) =>
+  sql`SELECT campaign_key, max(id) AS latest FROM claim_signatures WHERE claimant = ${claimant} AND NOT used GROUP BY campaign_key`;
+
+/**
+ * Keys of one page of rewards. `latest` orders a claimant's claimed or claimable rewards by its
+ * latest claim or signature (GET /reward-kit); `active` puts active rewards first, then newest;
+ * every order ends on the public ID, so pages never overlap.
+ */
+function rewardsQuery(
+  status: RewardStatus,
+  claimant: string | undefined,
+  filters: TrendingFilters,
+  sort: RewardSort | 'latest',
+  page: PageRequest,
+  now: Date,
+): SQL {
+  const conditions = entryFilterConditions(filters);
+  // NULLS LAST as in the campaign indexes (drizzle writes DESC NULLS LAST), so the order is read from them.
+  const newest = sql`c.block_timestamp DESC NULLS LAST, c.public_id`;
+  const paging = sql`LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const templates = sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id`;
+  if (status === 'active' || claimant === undefined) {
+    conditions.push(isActiveAt(now));
+    if (claimant !== undefined) {
+      conditions.push(
+        sql`c.key NOT IN (SELECT campaign_key FROM claims WHERE claimant = ${claimant})`,
+        sql`c.key NOT IN (SELECT campaign_key FROM claim_signatures WHERE claimant = ${claimant} AND NOT used)`,
+        mayAccess(claimant),
+      );
+    }
+    // Every listed reward is active, so "active first" is newest first: the index order.
+    return sql`SELECT c.key FROM campaigns AS c ${templates} ${whereClause(conditions)} ORDER BY ${newest} ${paging}`;
+  }
+  if (status === 'claimable') conditions.push(isActiveAt(now));
+  const order =
+    sort === 'latest'
+      ? sql`mine.latest DESC, c.public_id`
+      : sort === 'active'
+        ? sql`${isActiveAt(now)} DESC, ${newest}`
+        : newest;
+  return sql`WITH mine AS MATERIALIZED (${status === 'claimed' ? claimedBy(claimant) : signedFor(claimant)})
+             SELECT c.key FROM mine JOIN campaigns AS c ON c.key = mine.campaign_key ${templates}
+             ${whereClause(conditions)} ORDER BY ${order} ${paging}`;
+}

@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { badRequest, notFound } from '../errors.js';
+import { jsonArray } from '../repositories/json-text.js';
+import { ErrorResponse, MAX_CHAIN_ID, pageRequest } from '../schemas/common.js';
+import { ActivityPage, ActivityParams, ActivityQuery, ExploreList, ExploreQuery } from '../schemas/explore.js';
+import type { Incentive } from '../schemas/incentives.js';
+import { ACTIVITY_EXAMPLE, EXPLORE_EXAMPLE } from '../schemas/reward-kit-examples.js';
+import { ref } from '../schemas/typebox.js';
+import { exploreCampaigns } from '../services/explore-campaigns.js';
+import { normaliseCampaignId } from './campaign-filter-input.js';
+import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
+import { sendJsonText } from './send-json-text.js';
+
+/** GET /explore and GET /campaigns/{id}/activity (decisions section 9). */
+export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { campaigns, contracts, activity } = app.repositories;
+
+  app.get(
+    '/explore',
+    {
+      schema: {
+        operationId: 'exploreCampaigns',
+        tags: ['campaigns'],
+        summary: 'Explore campaigns',
+        description:
+          'Campaigns ranked by their claims (`most-completions`, default) or USD claimed (`total-spend`) in `timePeriod` ' +
+          '(default `7d`; only campaigns with claims in it), or all campaigns newest first (`recently-deployed`); ties on `id`.',
+        querystring: ExploreQuery,
+        response: {
+          200: { ...ref(ExploreList), description: 'One page of campaigns and the total', examples: [EXPLORE_EXAMPLE] },
+          ...PUBLIC_ERROR_RESPONSES,
+        },
+      },
+      config: { publicCache: true },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const { items, total } = await exploreCampaigns(app.claimWindows, campaigns, contracts, {
+        sortBy: query.sortBy ?? 'most-completions',
+        timePeriod: query.timePeriod ?? '7d',
+        chainIds: query.actionChainIds?.map((chain, index) => {
+          const chainId = Number(chain);
+          if (chainId > MAX_CHAIN_ID) throw badRequest(`actionChainIds entry ${index + 1} must be <= ${MAX_CHAIN_ID}`);
+          return chainId;
+        }),
+        creator: query.userAddress?.toLowerCase(),
+        page: pageRequest(query),
+        now: app.clock(),
+      });
+      return sendJsonText<ExploreList>(reply, `{"campaigns": ${jsonArray(items)}, "totalCount": ${total}}`);
+    },
+  );
+
+  app.get(
+    '/campaigns/:id/activity',
+    {
+      schema: {
+        operationId: 'getCampaignActivity',
+        tags: ['campaigns'],
+        summary: 'Get events for a specific campaign',
+        description:
+          "The campaign's claims, newest first (ties on the claim's order), each with the incentive it paid; `claimant` " +
+          'keeps one address\'s claims. `totalActivityCount` counts every page.',
+        params: ActivityParams,
+        querystring: ActivityQuery,
+        response: {
+          200: { ...ref(ActivityPage), description: 'One page of claims', examples: [ACTIVITY_EXAMPLE] },
+          ...PUBLIC_ERROR_RESPONSES,
+          404: { ...ref(ErrorResponse), description: 'No campaign has this ID' },
+        },
+      },
+      config: { publicCache: true },
+    },
+    async (request) => {
+      const publicId = normaliseCampaignId(request.params.id);
+      const found = await activity.findActivity(publicId, request.query.claimant?.toLowerCase(), pageRequest(request.query));
+      if (found === null) throw notFound(`campaign ${publicId} not found`);
+      return {
+        activityEvents: found.claims.map((claim) => ({
+          claimant: claim.claimant,
+          blockTimestamp: claim.block_timestamp,
+          txHash: claim.tx_hash,
+          incentives: [found.incentives[claim.incentive_position] as Incentive],
+        })),
+        totalActivityCount: found.total,
+      };
+    },
+  );
+};

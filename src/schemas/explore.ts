@@ -1,0 +1,59 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { CampaignListItem } from './campaigns.js';
+import { Address, CampaignId, PaginationQuery } from './common.js';
+import { ContractsQuery } from './contracts.js';
+import { Incentive } from './incentives.js';
+import { ref } from './typebox.js';
+
+/** `GET /explore` and `GET /campaigns/{id}/activity` (public-api-operations.md sections 2 and 5, decisions section 9). */
+
+export const ExploreQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    sortBy: ContractsQuery.properties.sortBy,
+    timePeriod: ContractsQuery.properties.timePeriod,
+    actionChainIds: Type.Optional({ ...ContractsQuery.properties.actionChainIds, description: "Only campaigns on these chains, comma-separated" }),
+    userAddress: Type.Optional(Type.Unsafe<string>({ ...ref(Address), description: 'Only campaigns deployed by this address' })),
+  },
+  { additionalProperties: false },
+);
+export type ExploreQuery = Static<typeof ExploreQuery>;
+
+export const ExploreList = Type.Object(
+  {
+    campaigns: Type.Array(ref(CampaignListItem)),
+    totalCount: Type.Integer({ minimum: 0, description: 'Matching campaigns on all pages' }),
+  },
+  { $id: 'ExploreList', additionalProperties: false },
+);
+export type ExploreList = Static<typeof ExploreList>;
+
+export const ActivityQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    claimant: Type.Optional(Type.Unsafe<string>({ ...ref(Address), description: "Only this address's claims" })),
+  },
+  { additionalProperties: false },
+);
+export type ActivityQuery = Static<typeof ActivityQuery>;
+
+export const ActivityParams = Type.Object({ id: ref(CampaignId) }, { additionalProperties: false });
+
+export const ActivityEvent = Type.Object(
+  {
+    claimant: ref(Address),
+    blockTimestamp: Type.String({ pattern: '^[0-9]+$', description: "The claim's unix time in seconds, as a decimal string" }),
+    txHash: Type.String(),
+    incentives: Type.Array(ref(Incentive), { description: 'The incentive the claim paid, in the campaign list shape' }),
+  },
+  { $id: 'ActivityEvent', additionalProperties: false, description: 'One claim.' },
+);
+
+export const ActivityPage = Type.Object(
+  {
+    activityEvents: Type.Array(ref(ActivityEvent)),
+    totalActivityCount: Type.Integer({ minimum: 0, description: 'Claims on all pages' }),
+  },
+  { $id: 'ActivityPage', additionalProperties: false },
+);
+export type ActivityPage = Static<typeof ActivityPage>;

@@ -1,0 +1,71 @@
+import type { CampaignsRepository } from '../repositories/campaigns.repository.js';
+import type { ContractsRepository } from '../repositories/contracts.repository.js';
+import type { JsonText } from '../repositories/json-text.js';
+import type { CampaignListItem } from '../schemas/campaigns.js';
+import type { PageRequest } from '../schemas/common.js';
+import type { CONTRACT_SORTS, TIME_PERIODS } from '../schemas/contracts.js';
+import type { ClaimWindows } from './claim-windows.js';
+
+export interface ExploreCampaignsRequest {
+  sortBy: (typeof CONTRACT_SORTS)[number];
+  timePeriod: (typeof TIME_PERIODS)[number];
+  chainIds?: number[];
+  creator?: string;
+  page: PageRequest;
+  now: Date;
+}
+
+interface Ranked {
+  key: number;
+  publicId: string;
+  measure: number;
+}
+
+/** Best first: the measure, then the public ID (binary order, as the database's "C" collation). */
+const before = (a: Ranked, b: Ranked) => b.measure - a.measure || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0);
+
+/**
+ * GET /explore (decisions section 9): campaigns ranked by their claims (`most-completions`) or USD
+ * claimed (`total-spend`) in the period, exact at the request's instant from the claim windows,
+ * ties on ID; only campaigns with claims in the period rank. `recently-deployed`: every campaign,
+ * newest first.
+ */
+export async function exploreCampaigns(
+  windows: ClaimWindows,
+  campaigns: CampaignsRepository,
+  contracts: ContractsRepository,
+  request: ExploreCampaignsRequest,
+): Promise<{ items: JsonText<CampaignListItem>[]; total: number }> {
+  const { page } = request;
+  if (request.sortBy === 'recently-deployed') {
+    const { keys, total } = await campaigns.listRecentKeys(request.chainIds, request.creator, page);
+    return { items: await campaigns.listItemsByKeys(keys, request.now), total };
+  }
+  const [view, creatorCampaigns] = await Promise.all([
+    windows.at(request.now),
+    request.creator === undefined ? undefined : contracts.findCampaignKeysByCreator(request.creator),
+  ]);
+  const chains = request.chainIds === undefined ? undefined : new Set(request.chainIds.map(String));
+  const byClaims = request.sortBy === 'most-completions';
+  // One pass over the campaigns with claims in the period, keeping only the best `offset + limit`
+  // in order (a page needs no more): linear in the campaigns, and nothing allocated for the rest.
+  const wanted = page.offset + page.limit;
+  const best: Ranked[] = [];
+  let total = 0;
+  view.forEachWithClaimsIn(request.timePeriod, (key, publicId, claims, usdMicros) => {
+    if (creatorCampaigns !== undefined && !creatorCampaigns.has(key)) return;
+    if (chains !== undefined && !chains.has(publicId.slice(0, publicId.indexOf(':')))) return;
+    total++;
+    const measure = byClaims ? claims : usdMicros;
+    if (wanted === 0) return;
+    const last = best.length === wanted ? best[wanted - 1]! : undefined;
+    if (last !== undefined && (measure < last.measure || (measure === last.measure && publicId > last.publicId))) return;
+    const candidate = { key, publicId, measure };
+    let at = best.length;
+    while (at > 0 && before(candidate, best[at - 1]!) < 0) at--;
+    best.splice(at, 0, candidate);
+    if (best.length > wanted) best.pop();
+  });
+  const keys = best.slice(page.offset).map((ranked) => ranked.key);
+  return { items: await campaigns.listItemsByKeys(keys, request.now), total };
+}
