@@ -211,20 +211,28 @@ function createPool(url: string, settings: DatabaseSettings, logger?: Logger): p
   pool.on('connect', (client) => {
     client.on('error', (error) => logger?.debug({ err: error }, 'database connection lost while in use'));
   });
-  boundSingleQueries(pool, settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + 1000);
+  boundSingleQueries(pool, settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + 1000, staleConnectionRetries(settings.DB_POOL_MAX));
   return pool;
 }
 
 type QueryFunction = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
 /**
- * How often a single statement is retried on a fresh connection when the one it was given turns
+ * How often a single statement is retried on another connection when the one it was given turns
  * out to have been closed under it. Killed connections (a failover, pg_terminate_backend, a
  * database restart) stay in the pool until their socket is read; a request that draws one first
- * would fail although the database is fine. Every API statement is a read, so running it again is
- * safe; a database that is really down fails the retry at once (connection refused).
+ * would fail although the database is fine. Each failed attempt discards its connection, so after
+ * as many retries as the pool holds connections the next attempt runs on a new one: fewer retries
+ * let a request fail while the pool is still full of dead connections (seen in CI under load with
+ * 2 retries and a pool of 4). Every API statement is a read, so running it again is safe; a
+ * database that is really down fails the retry at once (connection refused, not retried).
  */
-const STALE_CONNECTION_RETRIES = 2;
+function staleConnectionRetries(poolMax: number): number {
+  return poolMax + 1;
+}
+
+/** How often a statement a hot standby cancelled is run again before the request answers 503. */
+const RECOVERY_CONFLICT_RETRIES = 2;
 
 /** A hot standby cancelled the statement to replay the primary's changes (40001): tried again, it reads a newer snapshot. */
 function isRecoveryConflict(error: unknown): boolean {
@@ -245,12 +253,12 @@ function isClosedConnection(error: unknown): boolean {
  * Gives every single-statement query (`pool.query`: all API reads, Drizzle's included) a client-side
  * `query_timeout`, so a connection whose peer vanished cannot hold a request forever; the pool then
  * discards that connection. A statement whose connection proves to be closed is retried (see
- * STALE_CONNECTION_RETRIES), and so is one a hot standby cancelled for a recovery conflict.
+ * staleConnectionRetries), and so is one a hot standby cancelled for a recovery conflict.
  * Transactions (`pool.connect`) are left to the server's timeouts and TCP keepalive: the claim
  * volumes' load raises its own statement_timeout for a background job's budget, which a
  * client-side limit would cut short.
  */
-function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
+function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number, retries: number): void {
   const query = pool.query.bind(pool) as QueryFunction;
   const withTimeout = (config: unknown): unknown => {
     if (typeof config === 'string') return { text: config, query_timeout: queryTimeoutMs };
@@ -262,15 +270,16 @@ function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number): void {
     const limited = withTimeout(config);
     // Callback style (unused by the app) and streams are passed through as they are.
     if (typeof values === 'function' || typeof callback === 'function' || limited === config) return query(limited, values, callback);
-    const attempt = async (retriesLeft: number): Promise<unknown> => {
+    const attempt = async (closedLeft: number, conflictsLeft: number): Promise<unknown> => {
       try {
         return await (query(limited, values));
       } catch (error) {
-        if (retriesLeft > 0 && (isClosedConnection(error) || isRecoveryConflict(error))) return attempt(retriesLeft - 1);
+        if (closedLeft > 0 && isClosedConnection(error)) return attempt(closedLeft - 1, conflictsLeft);
+        if (conflictsLeft > 0 && isRecoveryConflict(error)) return attempt(closedLeft, conflictsLeft - 1);
         throw error;
       }
     };
-    return attempt(STALE_CONNECTION_RETRIES);
+    return attempt(retries, RECOVERY_CONFLICT_RETRIES);
   };
   pool.query = bounded as typeof pool.query;
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase, queryRows } from '../../src/db/client.js';
 import { classifyError } from '../../src/plugins/error-handler.js';
+import { startBreakableProxy } from '../helpers/breakable-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -120,6 +121,25 @@ describe.skipIf(!onPostgres)('PostgreSQL pool settings', () => {
     checkedOut.release(new Error('lost'));
     const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
     expect(rows).toEqual([{ one: 1 }]);
+  });
+
+  it('runs a read on a new connection when every idle connection in a full pool is dead, unnoticed', async () => {
+    const proxy = await startBreakableProxy(database.url!);
+    try {
+      const handle = await openDatabase(settingsFor(proxy.url, { DB_POOL_MAX: 4 }));
+      opened.push(handle);
+      const pool = handle.pool!;
+      // Four concurrent statements leave four idle connections.
+      await Promise.all([1, 2, 3, 4].map(() => pool.query('SELECT pg_sleep(0.05)')));
+      expect(pool.idleCount).toBe(4);
+      proxy.breakAll();
+      expect(pool.idleCount).toBe(4); // the pool cannot know yet
+      const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
+      expect(rows).toEqual([{ one: 1 }]);
+      expect(pool.totalCount).toBe(1); // the four dead ones were dropped on the way
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
