@@ -5,7 +5,9 @@
  *    of connecting: direct with named prepared statements (DB_POOL_MODE=session), direct without
  *    them (DB_POOL_MODE=transaction: what giving up named statements costs by itself), and through
  *    PgBouncer in transaction mode (--pgbouncer);
- * 2. PostgreSQL CPU per second at idle with 1, 2 and 4 replicas (the claim change feed's polls);
+ * 2. PostgreSQL CPU per second at idle with 1, 2 and 4 replicas: the backends serving the bench
+ *    database, and the whole server (every `postgres` process: background workers too), which is
+ *    "the database's idle CPU" (`--idle-only` measures only this);
  * 3. server connections and resident memory per replica.
  *
  *   npm run bench:scale-out -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000 \
@@ -17,7 +19,7 @@
  * database (pg_stat_activity), so other databases' work on a shared server is not counted.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -33,6 +35,7 @@ const { values: options } = parseArgs({
     'idle-seconds': { type: 'string', default: '30' },
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
+    'idle-only': { type: 'boolean', default: false },
   },
 });
 if (!options.database) throw new Error('--database postgres://... (a seeded, migrated benchmark database) is required');
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
 
   // 1. Throughput and CPU per request, the three modes side by side for each route.
   const servers = [];
-  for (const mode of MODES) servers.push({ mode, server: await startServer({ ...mode.env, DB_APPLICATION_NAME: `bench-${servers.length}` }) });
+  for (const mode of options['idle-only'] ? [] : MODES) servers.push({ mode, server: await startServer({ ...mode.env, DB_APPLICATION_NAME: `bench-${servers.length}` }) });
   const rows = [];
   const peakConnections = new Map<string, number>();
   const peakRss = new Map<string, number>();
@@ -128,7 +131,11 @@ async function main(): Promise<void> {
       const before = await cpuSnapshot(started[0]!.pid);
       await sleep(IDLE_SECONDS * 1000);
       const after = await cpuSnapshot(started[0]!.pid);
-      const row = { replicas, postgresCpuMsPerSecond: round(postgresMs(before, after) / IDLE_SECONDS, 3) };
+      const row = {
+        replicas,
+        postgresCpuMsPerSecond: round(postgresMs(before, after) / IDLE_SECONDS, 3),
+        postgresServerCpuMsPerSecond: round(serverMs(before, after) / IDLE_SECONDS, 3),
+      };
       idle.push(row);
       log(JSON.stringify(row));
     } finally {
@@ -161,6 +168,8 @@ interface CpuSnapshot {
   nodeMs: number;
   /** CPU ms of each backend serving the bench database, by pid. */
   backends: Map<number, number>;
+  /** CPU ms of every `postgres` process of the machine, by pid. */
+  server: Map<number, number>;
 }
 
 async function cpuSnapshot(nodePid: number): Promise<CpuSnapshot> {
@@ -174,7 +183,7 @@ async function cpuSnapshot(nodePid: number): Promise<CpuSnapshot> {
     );
     const backends = new Map<number, number>();
     for (const { pid } of rows) backends.set(pid, await processCpuMs(pid));
-    return { nodeMs: await processCpuMs(nodePid), backends };
+    return { nodeMs: await processCpuMs(nodePid), backends, server: await postgresProcessesCpuMs() };
   } finally {
     await client.end();
   }
@@ -185,6 +194,23 @@ function postgresMs(before: CpuSnapshot, after: CpuSnapshot): number {
   let ms = 0;
   for (const [pid, value] of after.backends) ms += value - (before.backends.get(pid) ?? 0);
   return ms;
+}
+
+/** CPU used by every PostgreSQL process between two snapshots; a process born in between counts from zero. */
+function serverMs(before: CpuSnapshot, after: CpuSnapshot): number {
+  let ms = 0;
+  for (const [pid, value] of after.server) ms += value - (before.server.get(pid) ?? 0);
+  return ms;
+}
+
+async function postgresProcessesCpuMs(): Promise<Map<number, number>> {
+  const result = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() === 'postgres') result.set(Number(entry), await processCpuMs(Number(entry)));
+  }
+  return result;
 }
 
 /** CPU time a process has used, in ms: /proc/<pid>/schedstat counts nanoseconds (stat's ticks are 10 ms, too coarse for idle polls). */

@@ -33,6 +33,7 @@ import { registryRoutes } from './routes/registry.js';
 import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
+import { claimFeedSignal } from './services/claim-feed-signal.js';
 import { ClaimWindows } from './services/claim-windows.js';
 import { ReplicaLag } from './services/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
@@ -136,6 +137,8 @@ export async function buildApp(
       claimWindows ??
       new ClaimWindows(app.repositories.claimWindows, {
         pollMs: config.CLAIM_FEED_POLL_MS,
+        idlePollMs: config.CLAIM_FEED_IDLE_POLL_MS,
+        signal: claimFeedSignal(config, database, logger),
         targetsRefreshMs: config.CLAIM_WINDOW_REFRESH_MS,
         logger,
         startup,

@@ -105,8 +105,15 @@ export const ConfigSchema = Type.Object({
   ),
   CLAIM_FEED_POLL_MS: milliseconds(
     1000,
-    'How often an idle server reads the claim change feed in the background (requests read it themselves)',
+    'How often the server reads the claim change feed in the background without notifications, and at most how often on them (requests read it themselves)',
   ),
+  CLAIM_FEED_IDLE_POLL_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 240_000,
+    default: 60_000,
+    description:
+      'While the server listens for claim changes (LISTEN on the primary), how often it reads the feed when none was notified; at most 4 minutes, so it never falls behind the feed',
+  }),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
   BASE_URL: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'Public URL of the public operations; default http://HOST:PORT' }),

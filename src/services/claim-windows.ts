@@ -8,6 +8,7 @@ import {
   type TargetedContractRow,
 } from '../repositories/claim-windows.repository.js';
 import type { StartupStatus } from '../startup.js';
+import type { FeedSignal } from './claim-feed-listener.js';
 import {
   type CampaignVolume,
   type ClaimContribution,
@@ -33,10 +34,19 @@ import type { ClaimWindow } from '../repositories/claim-windows.repository.js';
  * A full load happens at start, after a bulk write (the feed then says "reload"), and when the
  * reader fell so far behind (5 minutes, half the feed's retention) that the feed may have been pruned.
  * Which named contracts campaigns target is reread in the background when the campaign set changed.
+ *
+ * The background job keeps an idle reader current. With a FeedSignal that is listening (a LISTEN on
+ * the primary), it polls when the feed changed, at most once per `pollMs`, and otherwise only every
+ * `idlePollMs`: an idle replica costs the database next to nothing, whatever the number of replicas.
+ * Without one (PGlite, reads on a standby, a transaction pooler) it polls every `pollMs`.
  */
 export interface ClaimWindowsOptions {
-  /** How often the background job polls the feed, so an idle reader never falls behind. */
+  /** How often the background job polls the feed, so an idle reader never falls behind; at most this often on signals. */
   pollMs: number;
+  /** How often it polls while `signal` is listening and nothing was signalled (under MAX_FEED_GAP_MS). */
+  idlePollMs?: number;
+  /** Says when the feed changed; without it the job polls every `pollMs`. */
+  signal?: FeedSignal;
   /** How often the targets of named contracts are reread, when the campaign set changed. */
   targetsRefreshMs: number;
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -64,6 +74,9 @@ export class ClaimWindows {
   private lastTargetsCheck = 0;
   private closed = false;
   private failing = false;
+  private ticking = false;
+  private signalled = false;
+  private lastTickAt = 0;
 
   constructor(
     private readonly repository: ClaimWindowsRepository,
@@ -88,9 +101,11 @@ export class ClaimWindows {
     }
   }
 
-  /** Starts the background job: the first load, then a poll every `pollMs`. */
+  /** Starts the background job: the first load, then polls as the class comment says. */
   start(): void {
     if (this.closed || this.timer) return;
+    this.options.signal?.onChange(() => this.signal());
+    this.options.signal?.start();
     this.schedule(0);
   }
 
@@ -98,7 +113,18 @@ export class ClaimWindows {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    await this.options.signal?.close();
     await Promise.allSettled([this.polling, this.queued, this.refreshingTargets]);
+  }
+
+  /** The feed changed: poll soon, but not sooner than `pollMs` after the last background poll began. */
+  private signal(): void {
+    if (this.closed) return;
+    this.signalled = true;
+    // A tick under way schedules the next one at `pollMs` when it ends.
+    if (this.ticking || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.schedule(Math.max(0, this.lastTickAt + this.options.pollMs - Date.now()));
   }
 
   /**
@@ -169,6 +195,9 @@ export class ClaimWindows {
   }
 
   private async tick(): Promise<void> {
+    this.ticking = true;
+    this.signalled = false;
+    this.lastTickAt = Date.now();
     try {
       if (this.options.startup?.pending() === undefined) {
         await this.sync();
@@ -181,7 +210,10 @@ export class ClaimWindows {
       if (!this.failing) this.options.logger.warn({ err: error }, 'claim volume poll failed; retrying');
       this.failing = true;
     } finally {
-      this.schedule(this.options.pollMs);
+      this.ticking = false;
+      // Idle only once loaded, listening, and with nothing signalled during this tick.
+      const idle = this.state !== undefined && this.options.signal?.listening === true && !this.failing && !this.signalled;
+      this.schedule(idle ? (this.options.idlePollMs ?? this.options.pollMs) : this.options.pollMs);
     }
   }
 

@@ -1,6 +1,8 @@
 -- Records every change to the claims that claim volumes depend on in claim_changes, in the writing
 -- transaction, for the readers that keep volumes in memory (src/services/claim-windows.ts).
 -- A bulk load (refresh deferred) or a TRUNCATE records one reload marker instead of a row per claim.
+-- It also notifies channel claim_changes (one notification per transaction: PostgreSQL folds equal
+-- ones), so that an idle reader polls the feed when something changed instead of every second.
 CREATE OR REPLACE FUNCTION claims_record_changes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
@@ -28,6 +30,7 @@ BEGIN
      WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value);
   END IF;
   PERFORM prune_claim_changes();
+  PERFORM pg_notify('claim_changes', '');
   RETURN NULL;
 END
 $$;
