@@ -60,6 +60,13 @@ export interface IngestOptions {
   /** Called after each statement of the merge, named by kind and step (`claim: upsert`). */
   onStep?: (step: string, ms: number) => void;
   /**
+   * Runs in the writing transaction after the records are staged and checked, before anything is
+   * merged into the tables: the indexer locks and reads again here the stored rows its records were
+   * built from, and throws when an import changed them (src/indexer/basis.ts); the transaction then
+   * rolls back and nothing is written.
+   */
+  beforeMerge?: (session: BulkSession) => Promise<void>;
+  /**
    * Runs in the writing transaction after the records are merged and derived, before the commit:
    * the indexer writes its checkpoint here, so the checkpoint and the blocks' data commit together.
    */
@@ -98,6 +105,8 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         await stager.flush();
       });
       await phase('check', () => checkDuplicates(session));
+      // As late as can be: the fewer statements between it and the merge, the smaller the window it leaves.
+      await options.beforeMerge?.(session);
       // Loading an empty database: the large tables get their indexes and constraints rebuilt
       // once at the end (a sorted build is far faster than a million index insertions), as the seed
       // writer does. It takes those tables for the transaction: readers of them wait until the commit.
