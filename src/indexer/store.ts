@@ -46,9 +46,13 @@ export interface BlockRow {
 }
 
 /** A list as one array parameter (`{a,b}`); the values are decimal numbers or hex addresses, nothing to quote. */
-const pgArray = (values: string[]) => `{${values.join(',')}}`;
+export const pgArray = (values: string[]) => `{${values.join(',')}}`;
 
-const read = <T>(database: DatabaseHandle, work: (session: BulkSession) => Promise<T>) => database.bulkTransaction(work);
+/** Where a reader runs: a transaction of its own, or the writing transaction it is called in. */
+export type ReadSource = DatabaseHandle | BulkSession;
+
+const read = <T>(source: ReadSource, work: (session: BulkSession) => Promise<T>) =>
+  'bulkTransaction' in source ? source.bulkTransaction(work) : work(source);
 
 export async function loadCheckpoint(database: DatabaseHandle, { chainId, core }: CoreId): Promise<Checkpoint | null> {
   const [row] = await read(database, (session) =>
@@ -86,20 +90,20 @@ export async function knownIncentives(database: DatabaseHandle, { chainId, core 
   return result;
 }
 
-export async function storedCampaigns(database: DatabaseHandle, { chainId, core }: CoreId, boostIds: string[]): Promise<Map<string, CampaignRecord>> {
+export async function storedCampaigns(source: ReadSource, { chainId, core }: CoreId, boostIds: string[]): Promise<Map<string, CampaignRecord>> {
   const result = new Map<string, CampaignRecord>();
   if (boostIds.length === 0) return result;
-  await read(database, async (session) => {
+  await read(source, async (session) => {
     const filter = sql`c.chain_id = ${chainId} AND c.core_address = ${core} AND c.identifier = ANY(${pgArray(boostIds)}::numeric[])`;
     for await (const record of campaigns((query) => session.query(query), filter)) result.set(record.identifier, record);
   });
   return result;
 }
 
-export async function storedAllowLists(database: DatabaseHandle, chainId: number, addresses: string[]): Promise<Map<string, AllowListRecord>> {
+export async function storedAllowLists(source: ReadSource, chainId: number, addresses: string[]): Promise<Map<string, AllowListRecord>> {
   const result = new Map<string, AllowListRecord>();
   if (addresses.length === 0) return result;
-  const rows = await read(database, (session) =>
+  const rows = await read(source, (session) =>
     session.query<{ contract_address: string; owner: string; type: AllowListRecord['type']; access_list_id: string | null; addresses: string[] }>(
       sql`SELECT a.contract_address, a.owner, a.type, a.access_list_id::text,
                  ARRAY(SELECT x.address FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id ORDER BY x.address) AS addresses
