@@ -7,6 +7,7 @@ import { TOPICS } from '../chain/logs.js';
 import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { AllowListRecord, CampaignRecord, ClaimRecord, DeletionRecord, UpsertRecord } from '../ingest/records.js';
+import { type Basis, emptyBasis, remember } from './basis.js';
 import { claimValues } from './claim-values.js';
 import {
   type CoreId,
@@ -24,7 +25,9 @@ import {
  * IncentiveAdded that adds to an existing boost; a claim from each BoostClaimed with the amount of
  * the incentive's Claimed log in the same transaction. What the chain does not have (names, images,
  * templates, channels...) is taken from the stored campaign, never overwritten. Also returns the
- * journal (what to delete if these blocks are orphaned) and the boosts' incentive contracts.
+ * journal (what to delete if these blocks are orphaned), the boosts' incentive contracts, and the
+ * basis: the stored campaigns and allow lists the records were built from, for the writing
+ * transaction to confirm (src/indexer/basis.ts).
  */
 
 export interface RawLog {
@@ -51,6 +54,8 @@ export interface Batch {
   records: UpsertRecord[];
   journal: JournalEntry[];
   incentives: IncentiveRow[];
+  /** What the records' off-chain fields were copied from (or that there was nothing to copy). */
+  basis: Basis;
   claims: number;
   campaigns: number;
   skipped: number;
@@ -89,6 +94,12 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   let skipped = 0;
   const allowListRecords = new Map<string, AllowListRecord>();
   const campaignRecords: CampaignRecord[] = [];
+  const basis = emptyBasis();
+  const storedAllowList = async (contractAddress: string) => {
+    const existing = (await storedAllowLists(database, chainId, [contractAddress])).get(contractAddress);
+    remember(basis.allowLists, contractAddress, existing);
+    return existing;
+  };
 
   const buildCampaign = async (boostId: string, origin: { blockNumber: bigint; timestamp: number; txHash: Hex; creator?: string }) => {
     const boost = await rpc.withRetries(`getBoost ${boostId}`, () =>
@@ -102,6 +113,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       boost.allowList === zeroAddress ? null : readAllowList(rpc, boost.allowList, input.readAt),
     ]);
     const previous = stored.get(boostId);
+    remember(basis.campaigns, boostId, previous);
     const positions: (number | null)[] = [];
     const incentiveRecords: CampaignRecord['incentives'] = [];
     incentives.forEach((incentive, index) => {
@@ -128,7 +140,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     } else if (allowList) {
       const contractAddress = lower(boost.allowList);
       const members = payload && lower(payload.allowList.instance) === contractAddress ? allowListMembers(payload.allowList.parameters) : null;
-      const existing = allowListRecords.get(contractAddress) ?? (await storedAllowLists(database, chainId, [contractAddress])).get(contractAddress);
+      const existing = allowListRecords.get(contractAddress) ?? (await storedAllowList(contractAddress));
       if (allowList.type === 'OffchainAccessList' && !existing?.accessListId) {
         logger.warn({ chainId, core, boostId, address: contractAddress }, 'an OffchainAccessList needs its access list from an import; the campaign is written without its allow list');
       } else {
@@ -234,6 +246,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
 
   const claims: { record: ClaimRecord; asset: string | null; blockNumber: bigint }[] = [];
   const paramsOf = new Map<string, CampaignRecord>([...stored.entries(), ...campaignRecords.map((record) => [record.identifier, record] as const)]);
+  // Read for the claims' asset only: nothing of these campaigns is written back, so they are not in the basis.
   const missingParams = claimedIds.filter((boostId) => !paramsOf.has(boostId) && incentivesOf.has(boostId));
   for (const [boostId, record] of await storedCampaigns(database, id, missingParams)) paramsOf.set(boostId, record);
   for (const entry of claimEvents) {
@@ -277,7 +290,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     records.push(record);
     journalEntry(blockNumber, { kind: 'claim', deleted: true, chainId, txHash: record.txHash, logIndex: record.logIndex });
   }
-  return { records, journal, incentives: incentiveRows, claims: claims.length, campaigns: campaignRecords.length, skipped };
+  return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: campaignRecords.length, skipped };
 }
 
 /**

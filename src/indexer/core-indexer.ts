@@ -7,6 +7,7 @@ import { ingest, type SourceRecord } from '../ingest/write.js';
 import { validateRecord } from '../ingest/validate.js';
 import type { IngestRecord } from '../ingest/records.js';
 import { buildBatch, type RawLog } from './batch.js';
+import { confirmBasis } from './basis.js';
 import {
   type Checkpoint,
   type CoreId,
@@ -135,6 +136,8 @@ export class CoreIndexer {
     const state = { checkpoint, blocks, journal: batch.journal, incentives: batch.incentives, forgetBelow: to - BigInt(this.options.reorgDepth) };
     await ingest(database, sourceOf(batch.records), {
       derived: 'live',
+      // An import that changed what the records were built from rolls this back (StaleBasisError).
+      beforeMerge: (session) => confirmBasis(session, this.id, batch.basis),
       beforeCommit: (session) => writeState(session, this.id, state),
     });
     this.checkpoint = checkpoint;

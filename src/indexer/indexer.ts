@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
+import { StaleBasisError } from './basis.js';
 import { CoreIndexer, type Progress, ReorgTooDeepError } from './core-indexer.js';
 import type { ChainTarget } from './targets.js';
 
@@ -9,7 +10,8 @@ import type { ChainTarget } from './targets.js';
  * a poll every `pollMs` once caught up; with `once`, each loop ends when it has caught up (the
  * head minus the confirmations). RPC faults are retried inside the calls (the loop waits while the
  * endpoint is down); any other failure of a range is logged and the range retried after a pause,
- * except a reorganisation deeper than remembered, which stops the indexer.
+ * except a reorganisation deeper than remembered, which stops the indexer, and a range whose stored
+ * campaigns or allow lists an import changed while it was read (StaleBasisError), built again at once.
  */
 
 export interface IndexerSettings {
@@ -102,10 +104,12 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
       throw error;
     }
     let failures = 0;
+    let stale = 0;
     while (!controller.signal.aborted) {
       try {
         const result = await indexer.step();
         failures = 0;
+        stale = 0;
         if (result === 'caught-up') {
           if (once) return;
           await sleep(settings.pollMs);
@@ -113,6 +117,14 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
       } catch (error) {
         if (error instanceof AbortedError || controller.signal.aborted) return;
         if (error instanceof ReorgTooDeepError) throw error;
+        if (error instanceof StaleBasisError) {
+          // Not a fault: an import won a race, and nothing was written. Build the range again at once;
+          // only when imports keep winning, pause a little between attempts.
+          stale++;
+          logger.warn({ chainId, core: indexer.id.core, attempt: stale, reason: error.message }, 'a block range is built again after an import');
+          if (stale > 1) await sleep(Math.min(5_000, 50 * 2 ** Math.min(stale, 7)) * Math.random());
+          continue;
+        }
         failures++;
         throttled(`step:${chainId}:${indexer.id.core}`, () =>
           logger.error({ chainId, core: indexer.id.core, err: error }, 'indexing a block range failed; retrying'),

@@ -8,10 +8,10 @@ import { createServer, type Server } from 'node:http';
 
 export type Mode = 'up' | '503' | '429' | 'reset';
 
-interface JsonRpcRequest {
+export interface JsonRpcRequest {
   id: number;
   method: string;
-  params?: { fromBlock?: string; toBlock?: string }[];
+  params?: { fromBlock?: string; toBlock?: string; to?: string; data?: string }[];
 }
 
 export interface FaultyRpc {
@@ -21,12 +21,20 @@ export interface FaultyRpc {
   /** Requests refused because of the mode or the range. */
   refused: number;
   refusedRanges: number;
+  /** Awaited before a request is forwarded: a test's way to act while the indexer is in a given call. */
+  beforeForward?: (request: JsonRpcRequest) => Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startFaultyRpc(upstream: string): Promise<FaultyRpc> {
-  const state = { mode: 'up' as Mode, maxLogRange: Number.POSITIVE_INFINITY, refused: 0, refusedRanges: 0 };
+  const state: Pick<FaultyRpc, 'mode' | 'maxLogRange' | 'refused' | 'refusedRanges' | 'beforeForward'> = {
+    mode: 'up',
+    maxLogRange: Number.POSITIVE_INFINITY,
+    refused: 0,
+    refusedRanges: 0,
+  };
   const forward = async (request: JsonRpcRequest) => {
+    await state.beforeForward?.(request);
     const params = request.params?.[0];
     if (request.method === 'eth_getLogs' && params?.fromBlock && params.toBlock) {
       const size = Number(BigInt(params.toBlock) - BigInt(params.fromBlock)) + 1;
