@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { jsonArray } from '../repositories/json-text.js';
-import { ErrorResponse, MAX_CHAIN_ID, pageRequest } from '../schemas/common.js';
+import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ActivityPage, ActivityParams, ActivityQuery, ExploreList, ExploreQuery } from '../schemas/explore.js';
 import type { Incentive } from '../schemas/incentives.js';
 import { ACTIVITY_EXAMPLE, EXPLORE_EXAMPLE } from '../schemas/reward-kit-examples.js';
 import { ref } from '../schemas/typebox.js';
 import { exploreCampaigns } from '../services/explore-campaigns.js';
 import { normaliseCampaignId } from './campaign-filter-input.js';
+import { exploreRequest } from './contracts.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
 
@@ -35,18 +36,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { query } = request;
-      const { items, total } = await exploreCampaigns(app.claimWindows, campaigns, contracts, {
-        sortBy: query.sortBy ?? 'most-completions',
-        timePeriod: query.timePeriod ?? '7d',
-        chainIds: query.actionChainIds?.map((chain, index) => {
-          const chainId = Number(chain);
-          if (chainId > MAX_CHAIN_ID) throw badRequest(`actionChainIds entry ${index + 1} must be <= ${MAX_CHAIN_ID}`);
-          return chainId;
-        }),
-        creator: query.userAddress?.toLowerCase(),
-        page: pageRequest(query),
-        now: app.clock(),
-      });
+      const { items, total } = await exploreCampaigns(app.claimWindows, campaigns, contracts, exploreRequest(query, app.clock()));
       return sendJsonText<ExploreList>(reply, `{"campaigns": ${jsonArray(items)}, "totalCount": ${total}}`);
     },
   );

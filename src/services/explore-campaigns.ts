@@ -2,18 +2,11 @@ import type { CampaignsRepository } from '../repositories/campaigns.repository.j
 import type { ContractsRepository } from '../repositories/contracts.repository.js';
 import type { JsonText } from '../repositories/json-text.js';
 import type { CampaignListItem } from '../schemas/campaigns.js';
-import type { PageRequest } from '../schemas/common.js';
-import type { CONTRACT_SORTS, TIME_PERIODS } from '../schemas/contracts.js';
 import type { ClaimWindows } from './claim-windows.js';
+import type { ExploreContractsRequest } from './explore-contracts.js';
 
-export interface ExploreCampaignsRequest {
-  sortBy: (typeof CONTRACT_SORTS)[number];
-  timePeriod: (typeof TIME_PERIODS)[number];
-  chainIds?: number[];
-  creator?: string;
-  page: PageRequest;
-  now: Date;
-}
+/** The same filters, order and paging as explore contracts. */
+export type ExploreCampaignsRequest = ExploreContractsRequest;
 
 interface Ranked {
   key: number;
