@@ -32,12 +32,13 @@ export async function ensureDataset(url: string, size: DatasetSize, reseed: bool
   } finally {
     await admin.end();
   }
+  // Always: a data set reused from an older build still needs the SQL functions this build calls.
+  await run('node', ['dist/cli/migrate.js'], { DATABASE_URL: url });
   if (!reseed && (await isFresh(url, size))) {
     log(`reusing ${name} (${size.campaigns} campaigns, ${size.claims} claims)`);
     return;
   }
   log(`seeding ${name}: ${size.campaigns} campaigns, ${size.claims} claims`);
-  await run('node', ['dist/cli/migrate.js'], { DATABASE_URL: url });
   await run('node', ['--max-semi-space-size=64', 'dist/cli/seed.js', '--reset', '--campaigns', String(size.campaigns), '--claims', String(size.claims)], {
     DATABASE_URL: url,
   });
@@ -47,7 +48,7 @@ async function isFresh(url: string, size: DatasetSize): Promise<boolean> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ campaigns: string; claims: string; newest: Date | null }>(
+    const { rows } = await client.query<{ campaigns: string; claims: string; newest: Date | null; signatures: string }>(
       // known_signatures: a data set seeded before the newest tables existed is not reused.
       `SELECT (SELECT count(*) FROM campaigns) AS campaigns, (SELECT count(*) FROM claims) AS claims,
               (SELECT max(claimed_at) FROM claims) AS newest, (SELECT count(*) FROM known_signatures) AS signatures`,
@@ -57,11 +58,12 @@ async function isFresh(url: string, size: DatasetSize): Promise<boolean> {
       row !== undefined &&
       Number(row.campaigns) === size.campaigns &&
       Number(row.claims) === size.claims &&
+      Number(row.signatures) > 0 &&
       row.newest !== null &&
       Date.now() - row.newest.getTime() < FRESH_FOR_MS
     );
   } catch {
-    return false; // not migrated yet
+    return false; // not seeded
   } finally {
     await client.end();
   }

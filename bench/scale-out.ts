@@ -77,6 +77,10 @@ async function main(): Promise<void> {
   const scenarios = routes(parameters).filter((scenario) => !options.only || scenario.name.includes(options.only));
   const results: Record<string, unknown> = { at: new Date().toISOString(), database: DATABASE.replace(/:[^:@/]*@/, '@'), seconds: SECONDS };
 
+  // The servers start with MIGRATE_ON_START=false (three at once, one through PgBouncer): migrate once first,
+  // so that a database seeded by an older build gets the SQL functions this build calls.
+  await migrate();
+
   // 1. Throughput and CPU per request, the three modes side by side for each route.
   const servers = [];
   for (const mode of options['idle-only'] ? [] : MODES) servers.push({ mode, server: await startServer({ ...mode.env, DB_APPLICATION_NAME: `bench-${servers.length}` }) });
@@ -256,6 +260,15 @@ interface BenchServer {
   pid: number;
   applicationName: string;
   stop(): Promise<void>;
+}
+
+async function migrate(): Promise<void> {
+  const child = spawn(process.execPath, ['dist/cli/migrate.js'], {
+    env: { ...process.env, DATABASE_URL: DATABASE, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`migrating ${DATABASE.replace(/:[^:@/]*@/, '@')} failed (exit code ${code})`);
 }
 
 async function startServer(env: Record<string, string>): Promise<BenchServer> {

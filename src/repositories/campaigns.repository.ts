@@ -59,16 +59,13 @@ export function createCampaignsRepository(db: Database) {
     /** The list items of campaigns `keys`, in that order (GET /explore). */
     async listItemsByKeys(keys: number[], now: Date): Promise<JsonText<CampaignListItem>[]> {
       if (keys.length === 0) return [];
-      const rows = await queryRows<{ document: string; live: string; is_active: boolean }>(
+      const rows = await queryRows<{ document: string | null; live: string | null; is_active: boolean | null }>(
         db,
-        sql`SELECT d.list_item AS document, ${liveFields(sql`l.list_totals`)} AS live, ${isActiveAt(now)} AS is_active
-              FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS p(key, rank)
-              JOIN campaigns AS c ON c.key = p.key
-              JOIN campaign_documents AS d ON d.campaign_key = p.key
-              JOIN campaign_live AS l ON l.campaign_key = p.key
-             ORDER BY p.rank`,
+        sql`SELECT document, live, is_active FROM campaign_list_items(${sql.param(keys)}::integer[], ${now})`,
       );
-      return rows.map((row) => withIsActive<CampaignListItem>(withLiveFields(row.document, row.live), row.is_active));
+      return rows.flatMap((row) =>
+        row.document === null ? [] : [withIsActive<CampaignListItem>(withLiveFields(row.document, row.live!), row.is_active === true)],
+      );
     },
 
     /** Newest campaigns first (ties on ID) on `chainIds` and by `creator` when given: a page of keys and the count. */
@@ -122,15 +119,11 @@ function hasValueFilter(filters: CampaignFilters): boolean {
 }
 
 /**
- * The live fields of a document (campaign_live `l`) as one text, separated by the placeholder
- * character: a driver parses a text[] character by character, a text not at all.
- */
-const liveFields = (totals: SQL) => sql`array_to_string(l.incentive_fields || ${totals}, chr(1))`;
-
-/**
- * Keys of one page in index order (so deep pages stay index-only scans), then their documents.
- * The version row makes the result non-empty even for an empty page: the caller always learns the
- * version its snapshot saw, which decides whether a cached total still holds.
+ * Keys of one page in index order (so deep pages stay index-only scans), then their documents from
+ * campaign_list_items() (src/db/sql/campaign_list_items.sql), whose plan PostgreSQL keeps per server
+ * connection, also behind a transaction pooler where no named statement is kept. It always returns
+ * a row with the version its snapshot saw, even for an empty page, which decides whether a cached
+ * total still holds.
  */
 function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now: Date): SQL {
   const newestFirst = sql`ORDER BY c.block_timestamp DESC NULLS LAST, c.public_id`;
@@ -146,17 +139,12 @@ function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now
               (SELECT c.key, 1 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
                 ${whereClause([...conditions, sql`NOT ${isActiveAt(now)}`])} ${newestFirst} LIMIT ${page.offset + page.limit})
             ) AS halves
-            ORDER BY rank, block_timestamp DESC, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
+            ORDER BY rank, block_timestamp DESC NULLS LAST, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
   return sql`
-    WITH page AS MATERIALIZED (${keys})
-    SELECT v.value AS version, d.list_item AS document, ${liveFields(sql`l.list_totals`)} AS live,
-           ${isActiveAt(now)} AS is_active
-      FROM campaign_set_version AS v
-      LEFT JOIN (page AS p
-                 JOIN campaigns AS c ON c.key = p.key
-                 JOIN campaign_documents AS d ON d.campaign_key = p.key
-                 JOIN campaign_live AS l ON l.campaign_key = p.key) ON true
-     ORDER BY p.rank, p.block_timestamp DESC, p.public_id`;
+    SELECT version, document, live, is_active
+      FROM campaign_list_items(
+             ARRAY(SELECT p.key FROM (${keys}) AS p ORDER BY p.rank, p.block_timestamp DESC NULLS LAST, p.public_id),
+             ${now})`;
 }
 
 /**

@@ -115,18 +115,10 @@ export function createClaimWindowsRepository(db: Database) {
      * their transactions committed in, with the new position. One statement, so one snapshot.
      */
     async changesSince(since: FeedPosition, limit = MAX_CHANGES): Promise<FeedChanges> {
+      // claim_changes_since() (src/db/sql/claim_changes_since.sql) keeps its plan per server connection.
       const rows = await queryRows<ClaimChangeRow & { snapshot: string; at_ms: number; version: string }>(
         db,
-        sql`SELECT now.snapshot, now.at_ms, now.version, ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
-              FROM (SELECT ${position}) AS now
-              LEFT JOIN LATERAL (
-                SELECT x.campaign_key, x.public_id, x.sign::integer AS sign,
-                       (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
-                       (x.usd_value * 1000000)::float8 AS usd_micros
-                  FROM claim_changes AS x
-                 WHERE x.xid >= pg_snapshot_xmin(${since.snapshot}::pg_snapshot)
-                   AND NOT pg_visible_in_snapshot(x.xid, ${since.snapshot}::pg_snapshot)
-                 LIMIT ${limit + 1}) AS ch ON true`,
+        sql`SELECT * FROM claim_changes_since(${since.snapshot}::pg_snapshot, ${limit})`,
       );
       const head = rows[0]!;
       const changes = rows.filter((row) => row.sign !== null);

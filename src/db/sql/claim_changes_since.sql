@@ -1,0 +1,32 @@
+-- The claim changes committed since snapshot `since` (not visible in it, visible to the caller's
+-- statement), at most `max_changes` + 1 of them, each row carrying the caller's position: its
+-- snapshot, the database's clock and the campaign set's version. With no change, one row with the
+-- position and NULL change fields. Every request that reads claim volumes reads the feed first.
+--
+-- PL/pgSQL for its plan, which PostgreSQL keeps per server connection: behind PgBouncer in
+-- transaction mode the API cannot keep a named prepared statement across transactions, and this
+-- statement would otherwise be planned on every request. A STABLE function runs on its caller's
+-- snapshot, so the position and the changes are as of one snapshot, as the claim-volume state needs.
+CREATE OR REPLACE FUNCTION claim_changes_since(since pg_snapshot, max_changes integer)
+RETURNS TABLE (snapshot text, at_ms float8, version text, campaign_key integer, public_id text,
+               claimed_at_us float8, usd_micros float8, sign integer)
+LANGUAGE plpgsql STABLE
+-- Always the cached generic plan: the snapshot differs on every call, and the plan does not depend on it.
+SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY
+  SELECT pg_current_snapshot()::text,
+         (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8,
+         (SELECT v.value::text FROM campaign_set_version AS v),
+         ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT x.campaign_key, x.public_id, x.sign::integer AS sign,
+             (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
+             (x.usd_value * 1000000)::float8 AS usd_micros
+        FROM claim_changes AS x
+       WHERE x.xid >= pg_snapshot_xmin(since)
+         AND NOT pg_visible_in_snapshot(x.xid, since)
+       LIMIT max_changes + 1) AS ch ON true;
+END;
+$$;
