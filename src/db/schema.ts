@@ -541,7 +541,9 @@ export const claims = pgTable(
     index('claims_claimed_at_idx').on(table.claimedAt),
     // A campaign's claims newest first, ties on id: the activity feed and a reward's claim list.
     index('claims_campaign_claimed_at_idx').on(table.campaignKey, table.claimedAt, table.id),
-    index('claims_claimant_idx').on(table.claimant, table.claimedAt),
+    // A claimant's claims by campaign: whether they claimed a campaign (trending and reward-kit entries
+    // with a claimant, one lookup per entry), their latest claim of each, and all of theirs (profile).
+    index('claims_claimant_campaign_idx').on(table.claimant, table.campaignKey, table.claimedAt),
     check('claims_claimant_format', isAddress('claimant')),
   ],
 );

@@ -13,7 +13,7 @@ interface ProfileRow {
 
 /**
  * One statement reads everything the profile needs. The user's claims are read once, by a range
- * scan of claims_claimant_idx (claimant, claimed_at), never the whole table; the rank counts
+ * scan of claims_claimant_campaign_idx (claimant, campaign_key, claimed_at), never the whole table; the rank counts
  * higher scores on users_score_idx. Sums stay `numeric` and leave PostgreSQL as text, so wei
  * totals of any length arrive exact. Days are UTC days whatever the session's time zone.
  */

@@ -104,7 +104,7 @@ const mayAccess = (claimant: string) => sql`(c.allow_list_id IS NULL OR EXISTS (
     ELSE EXISTS (SELECT 1 FROM access_list_members AS m WHERE m.access_list_id = a.access_list_id AND m.address = ${claimant})
   END))`;
 
-/** The claimant's claimed campaigns with their latest claim, from its own claims only (claims_claimant_idx). */
+/** The claimant's claimed campaigns with their latest claim, from its own claims only (claims_claimant_campaign_idx). */
 const claimedBy = (claimant: string) =>
   sql`SELECT campaign_key, max(claimed_at) AS latest FROM claims WHERE claimant = ${claimant} GROUP BY campaign_key`;
 /** The claimant's campaigns with an unused signature and its newest one (claim_signatures_unused_idx). */
