@@ -24,7 +24,7 @@ export function createCampaignsRepository(db: Database) {
   return {
     async listCampaigns(filters: CampaignFilters, sort: CampaignSort, page: PageRequest, now: Date): Promise<CampaignPage> {
       const conditions = campaignFilterConditions(filters);
-      const rows = await queryRows<{ version: string; document: string | null; live: string | null; is_active: boolean | null }>(
+      const rows = await queryRows<ListItemRow & { version: string }>(
         db,
         // Active first among active campaigns only is newest first: without this, the empty inactive
         // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
@@ -32,9 +32,7 @@ export function createCampaignsRepository(db: Database) {
         { planPerValue: hasValueFilter(filters) },
       );
       const version = rows[0]?.version ?? '';
-      const items = rows.flatMap((row) =>
-        row.document === null ? [] : [withIsActive<CampaignListItem>(withLiveFields(row.document, row.live!), row.is_active === true)],
-      );
+      const items = toListItems(rows);
 
       // The instant is not part of the key: the entry's validity window takes care of time.
       const cacheKey = JSON.stringify({ ...filters, activeAt: filters.activeAt !== undefined });
@@ -59,12 +57,8 @@ export function createCampaignsRepository(db: Database) {
     /** The list items of campaigns `keys`, in that order (GET /explore). */
     async listItemsByKeys(keys: number[], now: Date): Promise<JsonText<CampaignListItem>[]> {
       if (keys.length === 0) return [];
-      const rows = await queryRows<{ document: string | null; live: string | null; is_active: boolean | null }>(
-        db,
-        sql`SELECT document, live, is_active FROM campaign_list_items(${sql.param(keys)}::integer[], ${now})`,
-      );
-      return rows.flatMap((row) =>
-        row.document === null ? [] : [withIsActive<CampaignListItem>(withLiveFields(row.document, row.live!), row.is_active === true)],
+      return toListItems(
+        await queryRows<ListItemRow>(db, sql`SELECT document, live, is_active FROM campaign_list_items(${sql.param(keys)}::integer[], ${now})`),
       );
     },
 
@@ -101,6 +95,20 @@ export function createCampaignsRepository(db: Database) {
 }
 
 export type CampaignsRepository = ReturnType<typeof createCampaignsRepository>;
+
+/** A row of campaign_list_items(): NULL document on the row that only carries the version (no key, or none found). */
+interface ListItemRow {
+  document: string | null;
+  live: string | null;
+  is_active: boolean | null;
+}
+
+/** The list items of campaign_list_items() rows, in their order. */
+function toListItems(rows: ListItemRow[]): JsonText<CampaignListItem>[] {
+  return rows.flatMap((row) =>
+    row.document === null ? [] : [withIsActive<CampaignListItem>(withLiveFields(row.document, row.live!), row.is_active === true)],
+  );
+}
 
 /**
  * Whether the page's best plan depends on the filter values: for a token half the campaigns pay,

@@ -57,3 +57,33 @@ describe('claim windows repository: load', () => {
     }
   });
 });
+
+describe('claim windows repository: changes since a position', () => {
+  let database: TestDatabase;
+  let campaignKey: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    campaignKey = (await insertCampaign(database.db)).key;
+  });
+  afterAll(() => database.close());
+
+  it('returns the changes committed since, or none when there are more than the caller takes at once', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const { position, version } = await repository.load(new Date(NOW.getTime() - 24 * HOUR), 60_000, () => undefined);
+
+    const quiet = await repository.changesSince(position);
+    expect(quiet.changes).toEqual([]);
+    expect(quiet.version).toBe(version);
+    expect(quiet.position.atMs).toBeGreaterThanOrEqual(position.atMs);
+
+    for (const usdValue of ['1.5', '2.5', '3.5']) await insertClaim(database.db, { campaignKey, usdValue, claimedAt: NOW });
+    expect((await repository.changesSince(position, 2)).changes).toBeUndefined();
+    const all = await repository.changesSince(position, 3);
+    expect(all.changes?.map((change) => [change.campaign_key, change.sign, change.usd_micros, change.claimed_at_us])).toEqual(
+      ['1.5', '2.5', '3.5'].map((usd) => [campaignKey, 1, Number(usd) * 1_000_000, NOW.getTime() * 1000]),
+    );
+    // From the new position nothing is new.
+    expect((await repository.changesSince(all.position)).changes).toEqual([]);
+  });
+});
