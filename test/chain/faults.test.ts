@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { claimFor, claimMany, type Deployed, type LocalChain, userAddress } from '../../scripts/chain/local-chain.js';
@@ -19,6 +19,8 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+const server = inject('testDatabase');
 
 describe('indexer faults', () => {
   let chain: LocalChain;
@@ -89,7 +91,8 @@ describe('indexer faults', () => {
     }
   });
 
-  it('killed with SIGKILL in the middle of a backfill, then restarted, gives the database of one clean run', async () => {
+  // The killed indexer is a process of its own, so the database must be a server: PostgreSQL only.
+  it.runIf(server.kind === 'postgres')('killed with SIGKILL in the middle of a backfill, then restarted, gives the database of one clean run', async () => {
     // Thirty blocks of twenty claims each.
     for (let block = 0; block < 30; block++) {
       await claimMany(chain, deployed.core, 0n, 1n, Array.from({ length: 20 }, (_, n) => userAddress(1000 + block * 20 + n)), 10n ** 18n);
