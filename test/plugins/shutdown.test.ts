@@ -52,6 +52,9 @@ describe('graceful shutdown', () => {
     await once(late, 'connect');
     late.write('GET /campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const lateAnswer = readUntilClosed(late);
+    // Let the server read those bytes first: until it has, the connection is idle to Node, and
+    // closing begins by closing idle connections.
+    await new Promise((resolve) => setTimeout(resolve, 50));
 
     const closed = app.close();
     // The server stops accepting connections once closing has begun.
