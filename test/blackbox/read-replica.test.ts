@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findClusterTools, migrateAndSeed, postgresAdminUrl, SKIP_WITHOUT_POSTGRES, someCampaignId, withClient } from './helpers/postgres.js';
+import { openDatabase } from '../../src/db/client.js';
 import { createReplicatedPair, type ReplicatedPair } from './helpers/replica.js';
-import { becameReady, eventually, everyOperation, get, type ServerProcess, startServer } from './helpers/server-process.js';
+import { becameReady, eventually, everyOperation, get, type ServerProcess, sleep, startServer } from './helpers/server-process.js';
 
 /**
  * The built server reading from a real hot standby (a streaming replica made here with initdb and
  * pg_basebackup -R) while bearer tokens are checked on the primary: every route answers, a claim
- * written on the primary shows once replayed, the answers equal those read from the primary, and
- * a standby whose replay stops answers 503 with Retry-After until it catches up.
+ * written on the primary shows once replayed, the answers equal those read from the primary, a
+ * standby whose replay stops answers 503 with Retry-After until it catches up, and a read the
+ * standby cancels for a real recovery conflict is run again.
  */
 const tools = findClusterTools();
 const skipReason = !postgresAdminUrl() ? SKIP_WITHOUT_POSTGRES : typeof tools === 'string' ? `read replica test skipped: ${tools}` : undefined;
@@ -104,6 +106,70 @@ describe.skipIf(skipReason !== undefined)('black box: reads on a streaming repli
       expect(a.body, path).toBe(b.body);
     }
   });
+
+  it('a read the standby cancels to replay the primary\'s cleanup (a real recovery conflict, 40001) is run again', async () => {
+    // A standby that waits at most 50 ms for its queries before it cancels them to replay on.
+    await withClient(pair.standbyUrl, async (client) => {
+      await client.query("ALTER SYSTEM SET max_standby_streaming_delay = '50ms'");
+      await client.query('SELECT pg_reload_conf()');
+    });
+    await withClient(pair.primaryUrl, (client) =>
+      client.query('CREATE TABLE conflict_probe AS SELECT g AS id FROM generate_series(1, 1000) AS g'),
+    );
+    expect(await caughtUp()).toBe(true);
+    const conflicts = () =>
+      withClient(pair.standbyUrl, async (client) =>
+        Number(
+          (await client.query<{ n: string }>(
+            'SELECT (confl_snapshot + confl_lock)::text AS n FROM pg_stat_database_conflicts WHERE datname = current_database()',
+          )).rows[0]!.n,
+        ),
+      );
+    // The primary deletes the rows the standby's reads still see, and vacuums them away: replaying
+    // that conflicts with every standby query whose snapshot is older.
+    const cleanUpOnPrimary = async () => {
+      await sleep(300);
+      await withClient(pair.primaryUrl, async (client) => {
+        await client.query('DELETE FROM conflict_probe WHERE id <= 500');
+        await client.query('VACUUM conflict_probe');
+      });
+    };
+    const slowRead = 'SELECT count(*)::integer AS n FROM conflict_probe, pg_sleep(1.5)';
+
+    // A plain connection sees the cancellation: this is the error the service must absorb.
+    const before = await conflicts();
+    const plain = withClient(pair.standbyUrl, (client) => client.query(slowRead));
+    await cleanUpOnPrimary();
+    await expect(plain).rejects.toMatchObject({ code: '40001' });
+    expect(await conflicts()).toBeGreaterThan(before);
+
+    // The service's read pool runs the cancelled statement again, on a newer snapshot.
+    await withClient(pair.primaryUrl, (client) => client.query('INSERT INTO conflict_probe SELECT generate_series(1, 500)'));
+    expect(await caughtUp()).toBe(true);
+    const database = await openDatabase({
+      DATABASE_URL: pair.primaryUrl,
+      DATABASE_READ_URL: pair.standbyUrl,
+      PGLITE_DATA_DIR: 'memory://',
+      DB_POOL_MAX: 2,
+      DB_STATEMENT_TIMEOUT_MS: 10_000,
+      DB_CONNECT_TIMEOUT_MS: 5_000,
+    });
+    try {
+      const beforeRetry = await conflicts();
+      const retried = database.readPool!.query<{ n: number }>(slowRead);
+      await cleanUpOnPrimary();
+      const { rows } = await retried;
+      expect(await conflicts()).toBeGreaterThan(beforeRetry);
+      // Read after the cleanup replayed: the 500 rows left, not the 1,000 the cancelled attempt saw.
+      expect(rows).toEqual([{ n: 500 }]);
+    } finally {
+      await database.close();
+      await withClient(pair.standbyUrl, async (client) => {
+        await client.query('ALTER SYSTEM RESET max_standby_streaming_delay');
+        await client.query('SELECT pg_reload_conf()');
+      });
+    }
+  }, 60_000);
 
   it('a standby that stops replaying: 503 with Retry-After past DB_READ_MAX_LAG_MS, then answers again once it catches up', async () => {
     const server = await start({ DATABASE_URL: pair.primaryUrl, DATABASE_READ_URL: pair.standbyUrl, DB_READ_MAX_LAG_MS: '1000' });
