@@ -121,7 +121,10 @@ export function classifyError(error: FastifyError | Error): Classified {
 
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const { statusCode, message, headers } = classifyError(error);
-  if (statusCode >= 500) request.log.error({ err: error, statusCode }, 'request failed');
+  // A 5xx the service chose to answer (starting, shutting down, replica behind) is a state it is
+  // in, not a fault: a warning without a stack, or every readiness probe of a deploy logs an error.
+  if (statusCode >= 500 && !(error instanceof HttpError)) request.log.error({ err: error, statusCode }, 'request failed');
+  else if (statusCode >= 500) request.log.warn({ statusCode, reason: message }, 'request refused');
   else request.log.info({ statusCode, reason: message }, 'request rejected');
   return reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(envelope(message));
 }

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -51,7 +52,7 @@ describe('health routes', () => {
     }
   });
 
-  it('GET /health/ready answers 503 until the claim volumes are loaded, then 200', async () => {
+  it('GET /health/ready answers 503 until the claim volumes are loaded, then 200; the 503 logs a warning, not an error', async () => {
     const repository = createClaimWindowsRepository(database.db);
     const load = repository.load.bind(repository);
     let release: () => void = () => undefined;
@@ -63,12 +64,18 @@ describe('health routes', () => {
       return load(...args);
     });
     const claimWindows = new ClaimWindows(repository, { pollMs: 60_000, targetsRefreshMs: 60_000, logger: { info: () => undefined, warn: () => undefined } });
-    const loading = await buildTestApp(database, {}, undefined, { claimWindows });
+    const logs: { level: number; msg: string; reason?: string; err?: unknown }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as (typeof logs)[number]) });
+    const loading = await buildTestApp(database, {}, undefined, { claimWindows, logger });
     try {
       const response = await loading.inject('/health/ready');
       expect(response.statusCode).toBe(503);
       expect(response.headers['retry-after']).toBeDefined();
       expect(response.json()).toEqual({ error: 'starting: loading claim volumes' });
+      // Every readiness probe during a deploy answers this: a state, not a fault.
+      expect(logs.filter((entry) => entry.level >= 50)).toEqual([]);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 40, msg: 'request refused', reason: 'starting: loading claim volumes' }));
+      expect(logs.find((entry) => entry.msg === 'request refused')).not.toHaveProperty('err');
       release();
       expect((await loading.inject('/health/ready')).statusCode).toBe(200);
     } finally {
