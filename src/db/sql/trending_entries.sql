@@ -5,8 +5,8 @@
 -- of the server connection (PostgreSQL 15 plans a SQL function's body on every call). This query
 -- joins eight tables and two lateral subqueries, and planning it costs about twice what running it
 -- does; behind PgBouncer in transaction mode the API cannot keep a named prepared statement
--- across transactions, so this is where the plan lives. The caller's statement only picks the
--- page's keys (cheap to plan, whatever the filters).
+-- across transactions, so this is where the plan lives. Its callers pass the keys: trending_page()
+-- for a trending page, the reward-kit repository for rewards it has already picked.
 CREATE OR REPLACE FUNCTION trending_entries(keys integer[], claimant text) RETURNS json
 LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: with a constant claimant (NULL) or ID, a custom plan looks cheaper on
