@@ -19,15 +19,34 @@ const offsetUs = fc.oneof(
   fc.constantFrom(...WINDOW_NAMES.flatMap((name) => [0, -CLAIM_WINDOWS[name] * 1000]).flatMap((at) => [at - 1, at, at + 1])),
 );
 
-const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant('add' as const),
-    campaign: fc.nat({ max: CAMPAIGNS - 1 }),
-    offsetUs,
-    usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
-  }),
-  fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.constantFrom(1, HOUR, DAY, 8 * DAY)) }),
+const steps = (offsets: fc.Arbitrary<number>): fc.Arbitrary<Step> =>
+  fc.oneof(
+    fc.record({
+      kind: fc.constant('add' as const),
+      campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+      offsetUs: offsets,
+      usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+    }),
+    fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+    fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.constantFrom(1, HOUR, DAY, 8 * DAY)) }),
+  );
+const step = steps(offsetUs);
+/**
+ * Claims crowded into the minutes at now and at the hour's edge, the clock moving by seconds: minute
+ * buckets fill past their first capacity, and claims land between others already stored.
+ */
+const crowdedStep: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+      offsetUs: fc.oneof(fc.integer({ min: -30_000_000, max: 30_000_000 }), fc.integer({ min: -HOUR * 1000 - 30_000_000, max: -HOUR * 1000 + 30_000_000 })),
+      usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }) },
 );
 
 /**
@@ -37,34 +56,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 describe('ClaimVolumeState', () => {
   it('equals a plain aggregation of the claims after every addition, removal and passing of time', () => {
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
-        let nowMs = T;
-        const state = new ClaimVolumeState(nowMs);
-        const claims: ClaimContribution[] = [];
-        for (const current of steps) {
-          if (current.kind === 'add') {
-            const claim: ClaimContribution = {
-              campaignKey: 100 + current.campaign,
-              publicId: `8453:0xcore:${current.campaign}`,
-              claimedAtUs: nowMs * 1000 + current.offsetUs,
-              usdMicros: current.usdMicros,
-              sign: 1,
-            };
-            claims.push(claim);
-            state.apply([claim]);
-          } else if (current.kind === 'remove') {
-            if (claims.length === 0) continue;
-            const [removed] = claims.splice(current.pick % claims.length, 1);
-            state.apply([{ ...removed!, sign: -1 }]);
-          } else {
-            nowMs += current.ms;
-            state.advanceTo(nowMs);
-          }
-          expectTotals(state, claims, nowMs);
-        }
-      }),
+      fc.property(fc.array(step, { maxLength: 60 }), checkScenario),
       { numRuns: 300 },
     );
+  });
+
+  it('stays exact with many claims in the same minutes, stored out of order', () => {
+    fc.assert(fc.property(fc.array(crowdedStep, { minLength: 40, maxLength: 150 }), checkScenario), { numRuns: 100 });
   });
 
   it('keeps its time when asked for an earlier instant', () => {
@@ -85,6 +83,34 @@ describe('ClaimVolumeState', () => {
     expect(state.volume(1)?.claims('7d')).toBe(0);
   });
 });
+
+/** Applies the steps one by one, comparing with a plain aggregation of the claims after each. */
+function checkScenario(scenario: Step[]): void {
+  let nowMs = T;
+  const state = new ClaimVolumeState(nowMs);
+  const claims: ClaimContribution[] = [];
+  for (const current of scenario) {
+    if (current.kind === 'add') {
+      const claim: ClaimContribution = {
+        campaignKey: 100 + current.campaign,
+        publicId: `8453:0xcore:${current.campaign}`,
+        claimedAtUs: nowMs * 1000 + current.offsetUs,
+        usdMicros: current.usdMicros,
+        sign: 1,
+      };
+      claims.push(claim);
+      state.apply([claim]);
+    } else if (current.kind === 'remove') {
+      if (claims.length === 0) continue;
+      const [removed] = claims.splice(current.pick % claims.length, 1);
+      state.apply([{ ...removed!, sign: -1 }]);
+    } else {
+      nowMs += current.ms;
+      state.advanceTo(nowMs);
+    }
+    expectTotals(state, claims, nowMs);
+  }
+}
 
 function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowMs: number): void {
   const expected = (key: number, window: ClaimWindow) => {
