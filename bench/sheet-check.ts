@@ -6,8 +6,9 @@
  *
  *   npm run check:sheet -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000
  *
- * Writes one bearer token (label "sheet-check") for the user with the highest score, as the
- * benchmark does. Exits 1 on the first answer the sheet refuses, with the operation and the reason.
+ * Issues one bearer token (label "sheet-check") for the user with the highest score, as the
+ * benchmark does, and revokes it when done. Exits 1 on the first answer the sheet refuses, with
+ * the operation and the reason.
  */
 import { parseArgs } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -36,7 +37,8 @@ const answers = new Map<string, { calls: number; bytes: number }>();
 
 const [user] = await queryRows<{ id: string; address: string }>(database.db, sql`SELECT id::text, address FROM users ORDER BY score DESC, id LIMIT 1`);
 if (!user) throw new Error('the database has no users: seed it first (npm run seed)');
-const { token } = await createApiTokensRepository(database.db).createToken(user.id, 'sheet-check');
+const tokens = createApiTokensRepository(database.db);
+const { token } = await tokens.createToken(user.id, 'sheet-check');
 const app = await buildApp(config, { database, logger: pino({ level: 'warn' }) });
 await app.ready();
 await app.claimWindows.whenLoaded(120_000);
@@ -65,5 +67,7 @@ try {
   process.exitCode = 1;
 } finally {
   await app.close();
+  // A check leaves no live credential behind in the database it read.
+  await tokens.revokeTokensLabelled('sheet-check');
   await database.close();
 }
