@@ -270,8 +270,8 @@ function toTargets(row: TargetedContractRow): ContractTargets {
     chainId: row.chain_id,
     address: row.address,
     name: row.name,
-    campaignKeys: row.campaign_keys,
-    blockTimestamps: row.block_timestamps,
+    campaignKeys: Int32Array.from(row.campaign_keys),
+    blockTimestamps: Float64Array.from(row.block_timestamps),
   };
 }
 

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../../src/repositories/claim-windows.repository.js';
-import { byVolume, type ClaimContribution, ClaimVolumeState, RANKED_WINDOWS } from '../../src/services/claim-volume-state.js';
+import {
+  byVolume,
+  type ClaimContribution,
+  ClaimVolumeState,
+  type ContractTargets,
+  RANKED_WINDOWS,
+} from '../../src/services/claim-volume-state.js';
 
 const T = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
@@ -84,12 +90,31 @@ describe('ClaimVolumeState', () => {
   });
 });
 
-/** Applies the steps one by one, comparing with a plain aggregation of the claims after each. */
+/**
+ * Named contracts over the scenario's campaigns (keys 100 to 103): one campaign targets two
+ * contracts, one none, and one contract only a campaign that never has claims.
+ */
+const CONTRACTS: ContractTargets[] = [
+  { chainId: 8453, address: '0xa', name: 'A', campaignKeys: Int32Array.of(101, 100), blockTimestamps: Float64Array.of(20, 10) },
+  { chainId: 8453, address: '0xb', name: 'B', campaignKeys: Int32Array.of(103, 101), blockTimestamps: Float64Array.of(40, 20) },
+  { chainId: 1, address: '0xc', name: 'C', campaignKeys: Int32Array.of(999), blockTimestamps: Float64Array.of(5) },
+];
+
+/**
+ * Applies the steps one by one, comparing with a plain aggregation of the claims after each. The
+ * named contracts are set halfway, as a load does after its claims: over the campaigns there are
+ * by then, and those that appear afterwards.
+ */
 function checkScenario(scenario: Step[]): void {
   let nowMs = T;
   const state = new ClaimVolumeState(nowMs);
   const claims: ClaimContribution[] = [];
-  for (const current of scenario) {
+  let contracts: ContractTargets[] = [];
+  for (const [index, current] of scenario.entries()) {
+    if (index === Math.floor(scenario.length / 2)) {
+      contracts = CONTRACTS;
+      state.setContracts(contracts);
+    }
     if (current.kind === 'add') {
       const claim: ClaimContribution = {
         campaignKey: 100 + current.campaign,
@@ -108,11 +133,11 @@ function checkScenario(scenario: Step[]): void {
       nowMs += current.ms;
       state.advanceTo(nowMs);
     }
-    expectTotals(state, claims, nowMs);
+    expectTotals(state, claims, nowMs, contracts);
   }
 }
 
-function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowMs: number): void {
+function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowMs: number, contracts: ContractTargets[]): void {
   const expected = (key: number, window: ClaimWindow) => {
     const inWindow = claims.filter(
       (claim) =>
@@ -140,5 +165,37 @@ function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowM
       expect(listed.has(100 + campaign), `campaign ${campaign} in the ${window} ranking`).toBe(expected(100 + campaign, window).claims > 0);
     }
     for (const volume of ranked) expect(volume.usdMicros(window)).toBe(expected(volume.key, window).usdMicros);
+  }
+  const contractTotals = (keys: ArrayLike<number>, window: ClaimWindow) =>
+    Array.from(keys).reduce(
+      (sum, key) => {
+        const { claims: count, usdMicros } = expected(key, window);
+        return { claims: sum.claims + count, usdMicros: sum.usdMicros + usdMicros };
+      },
+      { claims: 0, usdMicros: 0 },
+    );
+  const all = state.contractVolumes();
+  if (contracts.length === 0) {
+    expect(all).toEqual([]);
+    return;
+  }
+  expect(all.map((volume) => [volume.address, volume.campaignCount, volume.newestBlockTimestamp])).toEqual([
+    ['0xa', 2, 20],
+    ['0xb', 2, 40],
+    ['0xc', 1, 5],
+  ]);
+  for (const [index, volume] of all.entries()) {
+    for (const window of WINDOW_NAMES) {
+      expect(volume.windows[window], `${volume.address}, ${window}`).toEqual(contractTotals(CONTRACTS[index]!.campaignKeys, window));
+    }
+  }
+  // Over one campaign's targets only: contracts A and B, with that campaign's claims.
+  const ofOne = state.contractVolumes(new Set([101]));
+  expect(ofOne.map((volume) => [volume.address, volume.campaignCount, volume.newestBlockTimestamp])).toEqual([
+    ['0xa', 1, 20],
+    ['0xb', 1, 20],
+  ]);
+  for (const volume of ofOne) {
+    for (const window of WINDOW_NAMES) expect(volume.windows[window]).toEqual(expected(101, window));
   }
 }
