@@ -455,6 +455,7 @@ class TargetIndex {
   ) {}
 
   static of(targets: readonly ContractTargets[]): TargetIndex {
+    if (targets.length > CONTRACT_SLOTS) throw new RangeError(`more than ${CONTRACT_SLOTS} named contracts`);
     // Each (key, contract) pair as one exactly representable number, key first, so a numeric sort groups them by key.
     const pairs = new Float64Array(targets.reduce((total, target) => total + target.campaignKeys.length, 0));
     let next = 0;
