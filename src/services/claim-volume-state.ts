@@ -443,9 +443,9 @@ export class ClaimVolumeState {
 /**
  * Which named contracts each campaign targets, by campaign key: the keys sorted, and for the key at
  * position p the contracts `contracts[starts[p]]` to `contracts[starts[p + 1] - 1]` (indexes into
- * the ContractTargets list). Typed arrays rather than a Map of arrays: about as many campaigns as
- * there are target a named contract, and a Map of small arrays is that many heap objects (13 MB at
- * 100,000 campaigns, against 1 MB here) for every major garbage collection to trace.
+ * the ContractTargets list). Typed arrays rather than a Map of arrays: nearly every campaign targets
+ * a named contract (94,000 of the 100,000-campaign benchmark set), and a Map of small arrays is that
+ * many heap objects (13 MB, against 1 MB here) for every major garbage collection to trace.
  */
 class TargetIndex {
   private constructor(
