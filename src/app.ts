@@ -7,6 +7,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
 import { claimWindowsLifecycle } from './plugins/claim-windows.js';
+import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
@@ -35,6 +36,7 @@ import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { claimFeedSignal } from './services/claim-feed-signal.js';
 import { ClaimWindows } from './services/claim-windows.js';
+import { EntryCache } from './services/entry-cache.js';
 import { ReplicaLag } from './services/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
@@ -61,7 +63,12 @@ export interface AppDependencies {
   startup?: StartupStatus;
   /** The claim volumes of the activity routes (default: one over `database`, started and closed with the app). */
   claimWindows?: ClaimWindows;
+  /** The reward-kit operations' built entries (default: ENTRY_CACHE_SIZE of them, emptied when the app closes). */
+  entryCache?: EntryCache;
 }
+
+/** How long a built entry is reused at most (see EntryCacheOptions.maxAgeMs). */
+const ENTRY_MAX_AGE_MS = 60_000;
 
 /**
  * Builds the whole HTTP application: every Fastify option, plugin and route, registered
@@ -69,7 +76,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -144,6 +151,9 @@ export async function buildApp(
         startup,
         clock,
       }),
+  });
+  await app.register(entryCacheLifecycle, {
+    entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE, maxAgeMs: ENTRY_MAX_AGE_MS }),
   });
 
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.

@@ -140,6 +140,13 @@ export const ConfigSchema = Type.Object({
     default: 64,
     description: 'Memory the response cache may use; the oldest answers make room',
   }),
+  ENTRY_CACHE_SIZE: Type.Integer({
+    minimum: 0,
+    maximum: 100_000,
+    default: 2000,
+    description:
+      'How many built reward-kit entries the server keeps (about 2 KB each), reused while their campaign\'s rows are unchanged; 0 builds every entry per request',
+  }),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       description:

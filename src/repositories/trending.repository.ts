@@ -70,6 +70,12 @@ export interface TrendingIncentiveRow {
   token_price_usd: string | null;
 }
 
+/** A campaign's entry version (trending_entry_versions()) and the claimant's standing in it. */
+export type EntryVersionRow = { key: number; version: string } & Pick<
+  TrendingCampaignRow,
+  'claimant_claimed' | 'claimant_listed' | 'claimant_member' | 'signature_incentive_id' | 'signature' | 'signature_referrer'
+>;
+
 /** A campaign on the page, with its incentives in position order. */
 export interface TrendingPageRow extends TrendingCampaignRow {
   incentives: TrendingIncentiveRow[];
@@ -118,6 +124,18 @@ export function createTrendingRepository(db: Database) {
         sql`SELECT trending_entries(${sql.param(keys)}::integer[], ${claimant ?? null}::text) AS entries`,
       );
       return row?.entries ?? [];
+    },
+
+    /**
+     * For campaigns `keys` that exist, in that order: the version of the rows their entries are
+     * built from, and `claimant`'s standing (null columns without one).
+     */
+    async entryVersions(keys: number[], claimant: string | undefined): Promise<EntryVersionRow[]> {
+      if (keys.length === 0) return [];
+      return queryRows<EntryVersionRow>(
+        db,
+        sql`SELECT * FROM trending_entry_versions(${sql.param(keys)}::integer[], ${claimant ?? null}::text)`,
+      );
     },
   };
 }

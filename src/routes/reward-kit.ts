@@ -15,6 +15,7 @@ import { ref } from '../schemas/typebox.js';
 import { getReward, listRewards, rewardProfile } from '../services/reward-kit.js';
 import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
+import { sendJsonText } from './send-json-text.js';
 import type { RewardProfileQuery as ProfileQuery } from '../schemas/reward-kit.js';
 import type { TrendingFilters } from '../repositories/trending.repository.js';
 
@@ -30,7 +31,12 @@ function rewardFiltersFrom(query: Omit<ProfileQuery, 'claimantAddress'>): Trendi
 
 /** GET /reward-kit/campaigns, /reward-kit and /reward-kit/campaigns/{id} (decisions section 9). */
 export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps = { windows: app.claimWindows, trending: app.repositories.trending, rewardKit: app.repositories.rewardKit };
+  const deps = {
+    windows: app.claimWindows,
+    trending: app.repositories.trending,
+    rewardKit: app.repositories.rewardKit,
+    entries: app.entryCache,
+  };
 
   app.get(
     '/reward-kit/campaigns',
@@ -50,12 +56,12 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { publicCache: true },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request;
       const claimant = query.claimantAddress?.toLowerCase();
       const status = query.status ?? (claimant === undefined ? 'active' : 'claimable');
       if (status !== 'active' && claimant === undefined) throw badRequest(`status ${status} needs claimantAddress`);
-      const campaigns = await listRewards(deps, {
+      const rewards = await listRewards(deps, {
         status,
         claimant,
         filters: rewardFiltersFrom(query),
@@ -64,7 +70,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         page: pageRequest(query),
         now: app.clock(),
       });
-      return { campaigns };
+      return sendJsonText(reply, rewards);
     },
   );
 
@@ -86,14 +92,15 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { publicCache: true },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request;
-      return rewardProfile(deps, {
+      const profile = await rewardProfile(deps, {
         claimant: query.claimantAddress.toLowerCase(),
         filters: rewardFiltersFrom(query),
         includeTokenMetadata: query.includeTokenMetadata ?? false,
         now: app.clock(),
       });
+      return sendJsonText(reply, profile);
     },
   );
 
@@ -117,7 +124,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { publicCache: true },
     },
-    async (request) => {
+    async (request, reply) => {
       const publicId = normaliseCampaignId(request.params.id);
       const reward = await getReward(deps, {
         publicId,
@@ -126,7 +133,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         now: app.clock(),
       });
       if (reward === null) throw notFound(`reward ${publicId} not found`);
-      return reward;
+      return sendJsonText(reply, reward);
     },
   );
 };

@@ -1,31 +1,24 @@
 import type { RewardKitRepository, RewardSort, RewardStatus } from '../repositories/reward-kit.repository.js';
-import type { TrendingFilters, TrendingRepository } from '../repositories/trending.repository.js';
+import type { TrendingFilters } from '../repositories/trending.repository.js';
 import type { PageRequest } from '../schemas/common.js';
-import { MAX_REWARD_CLAIMS, type Reward, type RewardProfile } from '../schemas/reward-kit.js';
-import type { TrendingEntry } from '../schemas/trending.js';
+import { MAX_REWARD_CLAIMS, type Reward, type RewardList, type RewardProfile } from '../schemas/reward-kit.js';
 import { microsToNumber, parseMicros } from './amounts.js';
-import type { ClaimWindows } from './claim-windows.js';
-import { type EntryOptions, toEntry } from './trending.js';
+import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
+import { type JsonBuffer, JsonBytes } from './json-bytes.js';
+import type { EntryOptions } from './trending.js';
 
 /**
  * The reward-kit operations (decisions section 9). A reward is a trending entry: its claim volumes
  * come from the in-memory claim windows at the request's instant, its totals from the incentives'
- * maintained counters; no request aggregates the claims of a campaign.
+ * maintained counters; no request aggregates the claims of a campaign. Answers are JSON text
+ * composed of the entries' text (entry-texts.ts).
  */
-export interface RewardKitDeps {
-  windows: ClaimWindows;
-  trending: TrendingRepository;
+export interface RewardKitDeps extends EntryTextDeps {
   rewardKit: RewardKitRepository;
 }
 
 /** The most entries each list of GET /reward-kit holds (decisions section 9). */
 export const MAX_PROFILE_LIST = 100;
-
-async function describe(deps: RewardKitDeps, keys: number[], options: EntryOptions, now: Date): Promise<TrendingEntry[]> {
-  if (keys.length === 0) return [];
-  const [view, rows] = await Promise.all([deps.windows.at(now), deps.trending.describeCampaigns(keys, options.claimant)]);
-  return rows.map((row) => toEntry(row, view.volume(row.key), options));
-}
 
 export interface RewardListRequest extends EntryOptions {
   status: RewardStatus;
@@ -35,9 +28,10 @@ export interface RewardListRequest extends EntryOptions {
   now: Date;
 }
 
-export async function listRewards(deps: RewardKitDeps, request: RewardListRequest): Promise<TrendingEntry[]> {
+export async function listRewards(deps: RewardKitDeps, request: RewardListRequest): Promise<JsonBuffer<RewardList>> {
   const keys = await deps.rewardKit.listRewardKeys(request.status, request.claimant, request.filters, request.sort, request.page, request.now);
-  return describe(deps, keys, request, request.now);
+  const entries = inOrder(keys, await describeEntries(deps, keys, request, request.now));
+  return new JsonBytes().text('{"campaigns":').array(entries, writeEntry).text('}').toBuffer();
 }
 
 export interface RewardProfileRequest {
@@ -47,27 +41,29 @@ export interface RewardProfileRequest {
   now: Date;
 }
 
-export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileRequest): Promise<RewardProfile> {
+export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileRequest): Promise<JsonBuffer<RewardProfile>> {
   const found = await deps.rewardKit.findProfile(request.claimant, request.filters, MAX_PROFILE_LIST, request.now);
   const options = { claimant: request.claimant, includeTokenMetadata: request.includeTokenMetadata };
-  // One description of the three lists' campaigns: one query, whatever the lists hold.
-  const all = await describe(deps, [...found.claimed, ...found.claimable, ...found.active], options, request.now);
-  const claimedCampaigns = all.slice(0, found.claimed.length);
-  const claimableCampaigns = all.slice(found.claimed.length, found.claimed.length + found.claimable.length);
-  const activeCampaigns = all.slice(found.claimed.length + found.claimable.length);
+  // One description of the three lists' campaigns, whatever the lists hold.
+  const described = await describeEntries(deps, [...found.claimed, ...found.claimable, ...found.active], options, request.now);
   // What each unused signature would pay: its incentive's reward in USD, as the entry shows it.
-  const entryByKey = new Map(found.claimable.map((key, index) => [key, claimableCampaigns[index]]));
   let claimableUsd = 0;
   for (const signature of found.unusedSignatures) {
-    claimableUsd += entryByKey.get(signature.key)?.incentives[signature.incentive_id]?.rewardUsdValue ?? 0;
+    claimableUsd += described.get(signature.key)?.rewardUsd[signature.incentive_id] ?? 0;
   }
-  return {
-    activeCampaigns,
-    claimedCampaigns,
-    claimableCampaigns,
+  const totals: Pick<RewardProfile, 'totalClaimedAmountUsd' | 'totalClaimableAmountUsd'> = {
     totalClaimedAmountUsd: microsToNumber(parseMicros(found.claimedUsd)),
     totalClaimableAmountUsd: Math.round(claimableUsd * 1e6) / 1e6,
   };
+  return new JsonBytes()
+    .text('{"activeCampaigns":')
+    .array(inOrder(found.active, described), writeEntry)
+    .text(',"claimedCampaigns":')
+    .array(inOrder(found.claimed, described), writeEntry)
+    .text(',"claimableCampaigns":')
+    .array(inOrder(found.claimable, described), writeEntry)
+    .text(`,${JSON.stringify(totals).slice(1)}`)
+    .toBuffer();
 }
 
 export interface RewardRequest {
@@ -77,13 +73,13 @@ export interface RewardRequest {
   now: Date;
 }
 
-export async function getReward(deps: RewardKitDeps, request: RewardRequest): Promise<Reward | null> {
+export async function getReward(deps: RewardKitDeps, request: RewardRequest): Promise<JsonBuffer<Reward> | null> {
   const found = await deps.rewardKit.findReward(request.publicId, MAX_REWARD_CLAIMS, request.address);
   if (found === null) return null;
-  const [campaign] = await describe(deps, [found.key], { claimant: request.address, includeTokenMetadata: request.includeTokenMetadata }, request.now);
+  const options = { claimant: request.address, includeTokenMetadata: request.includeTokenMetadata };
+  const campaign = (await describeEntries(deps, [found.key], options, request.now)).get(found.key);
   if (campaign === undefined) return null;
-  return {
-    campaign,
+  const rest: Omit<Reward, 'campaign'> = {
     totalClaims: found.totalClaims,
     claims: found.claims.map((claim) => ({ address: claim.claimant, txHash: claim.tx_hash, timestamp: claim.claimed_at })),
     status: campaign.status,
@@ -91,4 +87,7 @@ export async function getReward(deps: RewardKitDeps, request: RewardRequest): Pr
     ...(campaign.accessStatus === null ? {} : { accessStatus: campaign.accessStatus }),
     verificationLevel: campaign.verificationLevel,
   };
+  const json = new JsonBytes().text('{"campaign":');
+  writeEntry(campaign, json);
+  return json.text(`,${JSON.stringify(rest).slice(1)}`).toBuffer();
 }

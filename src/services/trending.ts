@@ -78,12 +78,32 @@ export interface EntryOptions {
   includeTokenMetadata: boolean;
 }
 
+/** What an entry says about the asker (claimant_standing() in the database), null without one. */
+export type ClaimantStanding = Pick<
+  TrendingCampaignRow,
+  'claimant_claimed' | 'claimant_listed' | 'claimant_member' | 'signature_incentive_id' | 'signature' | 'signature_referrer'
+>;
+
+/** The fields of an entry that neither the asker nor the clock changes: what the reward-kit operations keep built. */
+export type EntryBody = Omit<TrendingEntry, keyof EntryStanding | keyof EntryVolumes | 'actionTokenMetadata'>;
+type EntryStanding = Pick<TrendingEntry, 'status' | 'signature' | 'accessStatus'>;
+type EntryVolumes = Pick<TrendingEntry, 'usdDistributed24Hr' | 'usdDistributed1Hr'>;
+
 /**
  * A campaign as a trending entry (the reward-kit operations show the same entries). `volume` is
  * the campaign's claim volumes at the request's instant; none means no claims in the last week.
  */
 export function toEntry(row: TrendingPageRow, volume: CampaignVolume | undefined, request: EntryOptions): TrendingEntry {
-  const swap = row.action_type === 'swap';
+  return {
+    ...entryBody(row),
+    ...entryStanding(row, row.allow_list_type, request.claimant),
+    ...(request.includeTokenMetadata && row.action_type === 'swap' ? { actionTokenMetadata: actionTokenMetadata(row) } : {}),
+    ...entryVolumes(volume),
+  };
+}
+
+/** Everything an entry shows that only the campaign's rows decide. */
+export function entryBody(row: TrendingPageRow): EntryBody {
   return {
     id: row.public_id,
     chainId: row.chain_id,
@@ -99,7 +119,6 @@ export function toEntry(row: TrendingPageRow, volume: CampaignVolume | undefined
             description: row.template_description ?? '',
             category: row.category as NonNullable<TrendingEntry['actionTemplate']>['category'],
           },
-    status: row.claimant_claimed ? 'claimed' : row.signature !== null ? 'claimable' : 'active',
     txHash: row.tx_hash,
     campaignName: row.campaign_name,
     // Strings the public API never sends as null: left out when unknown (decisions section 4).
@@ -112,18 +131,30 @@ export function toEntry(row: TrendingPageRow, volume: CampaignVolume | undefined
     endTime: row.end_time,
     claimCount: row.claim_count,
     ...rewardTokenTotals(row.incentives),
+    verificationLevel: row.verification_level,
+  };
+}
+
+/** The asker's standing: `status`, its claim `signature` and `accessStatus` (all about nobody without a claimant). */
+export function entryStanding(standing: ClaimantStanding, allowListType: string | null, claimant: string | undefined): EntryStanding {
+  return {
+    status: standing.claimant_claimed ? 'claimed' : standing.signature !== null ? 'claimable' : 'active',
     signature:
-      row.signature === null || request.claimant === undefined
+      standing.signature === null || claimant === undefined
         ? null
         : {
-            claimant: request.claimant,
-            incentiveId: row.signature_incentive_id ?? 0,
-            signature: row.signature,
-            referrer: row.signature_referrer ?? '',
+            claimant,
+            incentiveId: standing.signature_incentive_id ?? 0,
+            signature: standing.signature,
+            referrer: standing.signature_referrer ?? '',
           },
-    accessStatus: request.claimant === undefined ? null : accessStatus(row),
-    ...(request.includeTokenMetadata && swap ? { actionTokenMetadata: actionTokenMetadata(row) } : {}),
-    verificationLevel: row.verification_level,
+    accessStatus: claimant === undefined ? null : accessStatus(standing, allowListType),
+  };
+}
+
+/** USD claimed in the last 24 hours and hour, at the request's instant. */
+export function entryVolumes(volume: CampaignVolume | undefined): EntryVolumes {
+  return {
     usdDistributed24Hr: volume === undefined ? 0 : microsToNumber(volume.windows['24h'].usdMicros),
     usdDistributed1Hr: volume === undefined ? 0 : microsToNumber(volume.windows['1h'].usdMicros),
   };
@@ -159,20 +190,20 @@ const assetOf = (incentive: TrendingIncentiveRow) =>
   typeof incentive.params.asset === 'string' ? incentive.params.asset.toLowerCase() : '';
 
 /** decisions.md section 4: what each allow-list type means for the claimant. */
-function accessStatus(row: TrendingCampaignRow): NonNullable<TrendingEntry['accessStatus']> {
-  switch (row.allow_list_type) {
+function accessStatus(standing: ClaimantStanding, allowListType: string | null): NonNullable<TrendingEntry['accessStatus']> {
+  switch (allowListType) {
     case 'SimpleAllowList':
-      return row.claimant_listed ? 'allowed' : 'not-allowed';
+      return standing.claimant_listed ? 'allowed' : 'not-allowed';
     case 'SimpleDenyList':
-      return row.claimant_listed ? 'denied' : 'allowed';
+      return standing.claimant_listed ? 'denied' : 'allowed';
     case 'OffchainAccessList':
-      return row.claimant_member ? 'allowed' : 'not-allowed';
+      return standing.claimant_member ? 'allowed' : 'not-allowed';
     default: // none, or OpenAllowList
       return 'allowed';
   }
 }
 
-function actionTokenMetadata(row: TrendingCampaignRow): TrendingEntry['actionTokenMetadata'] {
+export function actionTokenMetadata(row: TrendingCampaignRow): TrendingEntry['actionTokenMetadata'] {
   if (row.action_token_address === null) return null;
   return {
     tokenSymbol: row.action_token_symbol ?? '',

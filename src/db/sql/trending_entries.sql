@@ -6,7 +6,10 @@
 -- joins eight tables and two lateral subqueries, and planning it costs about twice what running it
 -- does; behind PgBouncer in transaction mode the API cannot keep a named prepared statement
 -- across transactions, so this is where the plan lives. Its callers pass the keys: trending_page()
--- for a trending page, the reward-kit repository for rewards it has already picked.
+-- for a trending page, the reward-kit operations for entries they build and keep.
+--
+-- trending_entry_versions() versions an entry by the rows read here (all but the claimant's): a
+-- table joined here must be joined there too, or a kept entry would miss its changes.
 CREATE OR REPLACE FUNCTION trending_entries(keys integer[], claimant text) RETURNS json
 LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: with a constant claimant (NULL) or ID, a custom plan looks cheaper on
@@ -23,18 +26,8 @@ BEGIN
                p.url AS project_url, p.verification_level,
                totals.claim_count,
                a.type AS allow_list_type,
-               CASE WHEN claimant IS NULL THEN NULL
-                    ELSE EXISTS (SELECT 1 FROM claims AS w WHERE w.claimant = trending_entries.claimant AND w.campaign_key = c.key) END
-                 AS claimant_claimed,
-               CASE WHEN claimant IS NULL THEN NULL
-                    ELSE EXISTS (SELECT 1 FROM allow_list_addresses AS x
-                                  WHERE x.allow_list_id = c.allow_list_id AND x.address = trending_entries.claimant) END
-                 AS claimant_listed,
-               CASE WHEN claimant IS NULL THEN NULL
-                    ELSE EXISTS (SELECT 1 FROM access_list_members AS m
-                                  WHERE m.access_list_id = a.access_list_id AND m.address = trending_entries.claimant) END
-                 AS claimant_member,
-               s.incentive_id AS signature_incentive_id, s.signature, s.referrer AS signature_referrer,
+               st.claimed AS claimant_claimed, st.listed AS claimant_listed, st.member AS claimant_member,
+               st.signature_incentive_id, st.signature, st.signature_referrer,
                k.symbol AS action_token_symbol, k.address AS action_token_address, k.image_uri AS action_token_image,
                k.decimals AS action_token_decimals, k.market_cap_usd::float8 AS action_token_market_cap,
                k.price_change_24h_pct::float8 AS action_token_price_change, k.volume_24h_usd::float8 AS action_token_volume,
@@ -60,11 +53,7 @@ BEGIN
               FROM incentives AS i
              WHERE i.campaign_key = c.key
           ) AS totals ON true
-          LEFT JOIN LATERAL (
-            SELECT g.incentive_id, g.signature, g.referrer FROM claim_signatures AS g
-             WHERE g.claimant = trending_entries.claimant AND g.campaign_key = c.key AND NOT g.used
-             ORDER BY g.id LIMIT 1
-          ) AS s ON true
+          LEFT JOIN claimant_standing(keys, claimant) AS st ON st.key = c.key
       ) AS e
   );
 END;

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { type BuiltEntry, EntryCache } from '../../src/services/entry-cache.js';
+
+const built = (version: string): BuiltEntry => ({
+  version,
+  head: Buffer.from('{"id":"x"'),
+  tokenMetadata: undefined,
+  allowListType: null,
+  verificationLevel: null,
+  rewardUsd: [],
+});
+
+describe('EntryCache', () => {
+  it('returns an entry only for the version it was built at, and forgets it on another', () => {
+    const cache = new EntryCache({ maxEntries: 10, maxAgeMs: 1000, now: () => 0 });
+    cache.set(1, built('a'));
+    expect(cache.get(1, 'a')?.version).toBe('a');
+    expect(cache.get(1, 'b')).toBeUndefined();
+    expect(cache.get(1, 'a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('lets the least recently used entry go first', () => {
+    const cache = new EntryCache({ maxEntries: 2, maxAgeMs: 1000, now: () => 0 });
+    cache.set(1, built('a'));
+    cache.set(2, built('a'));
+    expect(cache.get(1, 'a')).toBeDefined(); // 2 is now the least recently used
+    cache.set(3, built('a'));
+    expect(cache.size).toBe(2);
+    expect(cache.get(2, 'a')).toBeUndefined();
+    expect(cache.get(1, 'a')).toBeDefined();
+    expect(cache.get(3, 'a')).toBeDefined();
+  });
+
+  it('trusts an entry for maxAgeMs at most', () => {
+    let now = 0;
+    const cache = new EntryCache({ maxEntries: 10, maxAgeMs: 1000, now: () => now });
+    cache.set(1, built('a'));
+    now = 999;
+    expect(cache.get(1, 'a')).toBeDefined();
+    now = 1000;
+    expect(cache.get(1, 'a')).toBeUndefined();
+  });
+
+  it('keeps nothing with maxEntries 0, and nothing after clear()', () => {
+    const none = new EntryCache({ maxEntries: 0, maxAgeMs: 1000 });
+    none.set(1, built('a'));
+    expect(none.get(1, 'a')).toBeUndefined();
+    const some = new EntryCache({ maxEntries: 10, maxAgeMs: 1000 });
+    some.set(1, built('a'));
+    some.clear();
+    expect(some.size).toBe(0);
+  });
+});
