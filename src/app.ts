@@ -15,7 +15,7 @@ import { overloadProtection } from './plugins/external/overload.js';
 import { cachingSerializerFactory } from './serializer-cache.js';
 import { rateLimitPerClient } from './plugins/external/rate-limit.js';
 import { securityHeaders } from './plugins/external/security-headers.js';
-import { metrics, rateLimitStoreErrors } from './plugins/metrics.js';
+import { metrics, rateLimitStoreErrors, registerEntryCacheMetrics } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
@@ -162,7 +162,10 @@ export async function buildApp(
   await app.register(strictQuery);
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);
-  if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
+  if (config.METRICS_ENABLED) {
+    await app.register(metrics, { pool: database.pool });
+    registerEntryCacheMetrics(app.metricsRegistry!, app.entryCache);
+  }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.
   if (config.RATE_LIMIT_MAX > 0) {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EntryCache } from '../services/entry-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,5 +88,31 @@ export function rateLimitStoreErrors(registry: Registry): Counter {
     name: 'rate_limit_store_errors_total',
     help: 'Rate limit lookups that failed because the shared store (Redis) did not answer; the requests passed unlimited',
     registers: [registry],
+  });
+}
+
+/** The reward-kit entry cache: how many entries it keeps, and how often a kept one was reused. */
+export function registerEntryCacheMetrics(registry: Registry, cache: EntryCache): void {
+  new Gauge({
+    name: 'reward_entries_kept',
+    help: 'Built reward-kit entries the server keeps (ENTRY_CACHE_SIZE at most)',
+    registers: [registry],
+    collect() {
+      this.set(cache.size);
+    },
+  });
+  // Counted by the cache itself (a request looks up hundreds of entries); added here when scraped.
+  let counted = cache.lookups;
+  new Counter({
+    name: 'reward_entry_lookups_total',
+    help: 'Entries the reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const now = cache.lookups;
+      this.inc({ result: 'reused' }, now.reused - counted.reused);
+      this.inc({ result: 'missed' }, now.missed - counted.missed);
+      counted = now;
+    },
   });
 }

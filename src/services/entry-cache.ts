@@ -39,6 +39,8 @@ interface Kept {
 export class EntryCache {
   private readonly kept = new Map<number, Kept>();
   private readonly now: () => number;
+  private reused = 0;
+  private missed = 0;
 
   constructor(private readonly options: EntryCacheOptions) {
     this.now = options.now ?? Date.now;
@@ -47,11 +49,16 @@ export class EntryCache {
   /** The entry of campaign `key` built at `version`, if kept and not expired. */
   get(key: number, version: string): BuiltEntry | undefined {
     const kept = this.kept.get(key);
-    if (kept === undefined) return undefined;
-    if (kept.entry.version !== version || kept.expiresAt <= this.now()) {
-      this.kept.delete(key);
+    if (kept === undefined) {
+      this.missed++;
       return undefined;
     }
+    if (kept.entry.version !== version || kept.expiresAt <= this.now()) {
+      this.kept.delete(key);
+      this.missed++;
+      return undefined;
+    }
+    this.reused++;
     // Most recently used last: a Map iterates in insertion order.
     this.kept.delete(key);
     this.kept.set(key, kept);
@@ -70,6 +77,11 @@ export class EntryCache {
 
   get size(): number {
     return this.kept.size;
+  }
+
+  /** Lookups so far: entries reused, and entries missing or changed (which the caller builds). */
+  get lookups(): { reused: number; missed: number } {
+    return { reused: this.reused, missed: this.missed };
   }
 
   /** Forgets every entry (the app's close). */

@@ -91,6 +91,10 @@ describe('reward-kit built entries', () => {
       sql`SELECT version FROM trending_entry_versions(ARRAY[${target.key}::integer], NULL)`,
     );
     expect(kept.get(target.key, version[0]!.version)).toBeDefined();
+    const metrics = (await keeping.inject('/metrics')).body;
+    expect(Number(/^reward_entry_lookups_total\{result="reused"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^reward_entry_lookups_total\{result="missed"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(listed);
+    expect(metrics).toMatch(new RegExp(`^reward_entries_kept ${kept.size}$`, 'm'));
   });
 
   // Each change touches one kind of row an entry is built from; `shows` finds it in the answer.
