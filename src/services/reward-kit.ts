@@ -10,8 +10,8 @@ import type { EntryOptions } from './trending.js';
 /**
  * The reward-kit operations (decisions section 9). A reward is a trending entry: its claim volumes
  * come from the in-memory claim windows at the request's instant, its totals from the incentives'
- * maintained counters; no request aggregates the claims of a campaign. Answers are JSON text
- * composed of the entries' text (entry-texts.ts).
+ * maintained counters; no request aggregates the claims of a campaign. Answers are UTF-8 JSON
+ * assembled from the entries' kept bytes and their per-request fields (entry-texts.ts).
  */
 export interface RewardKitDeps extends EntryTextDeps {
   rewardKit: RewardKitRepository;
