@@ -162,10 +162,8 @@ export async function buildApp(
   await app.register(strictQuery);
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);
-  if (config.METRICS_ENABLED) {
-    await app.register(metrics, { pool: database.pool });
-    registerEntryCacheMetrics(app.metricsRegistry!, app.entryCache);
-  }
+  if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
+  if (app.metricsRegistry) registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.
   if (config.RATE_LIMIT_MAX > 0) {

@@ -70,11 +70,14 @@ export interface TrendingIncentiveRow {
   token_price_usd: string | null;
 }
 
-/** A campaign's entry version (trending_entry_versions()) and the claimant's standing in it. */
-export type EntryVersionRow = { key: number; version: string } & Pick<
+/** What an entry says about the asker (claimant_standing() in the database), null without one. */
+export type ClaimantStanding = Pick<
   TrendingCampaignRow,
   'claimant_claimed' | 'claimant_listed' | 'claimant_member' | 'signature_incentive_id' | 'signature' | 'signature_referrer'
 >;
+
+/** A campaign's entry version (trending_entry_versions()) and the claimant's standing in it. */
+export type EntryVersionRow = { key: number; version: string } & ClaimantStanding;
 
 /** A campaign on the page, with its incentives in position order. */
 export interface TrendingPageRow extends TrendingCampaignRow {

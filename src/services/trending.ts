@@ -1,4 +1,5 @@
 import type {
+  ClaimantStanding,
   TrendingCampaignRow,
   TrendingFilters,
   TrendingIncentiveRow,
@@ -77,12 +78,6 @@ export interface EntryOptions {
   claimant?: string;
   includeTokenMetadata: boolean;
 }
-
-/** What an entry says about the asker (claimant_standing() in the database), null without one. */
-export type ClaimantStanding = Pick<
-  TrendingCampaignRow,
-  'claimant_claimed' | 'claimant_listed' | 'claimant_member' | 'signature_incentive_id' | 'signature' | 'signature_referrer'
->;
 
 /** The fields of an entry that neither the asker nor the clock changes: what the reward-kit operations keep built. */
 export type EntryBody = Omit<TrendingEntry, keyof EntryStanding | keyof EntryVolumes | 'actionTokenMetadata'>;
