@@ -86,7 +86,7 @@ describe('reward-kit built entries', () => {
     const listed = profile.activeCampaigns.length + profile.claimedCampaigns.length + profile.claimableCampaigns.length;
     expect(listed).toBeGreaterThan(5);
     expect(kept.size).toBeGreaterThanOrEqual(listed);
-    // Nothing changed: every entry of a second answer is a kept one.
+    // Nothing changed since: the target's entry is kept at its current version, and answers reused kept entries.
     const version = await rows<{ version: string }>(
       sql`SELECT version FROM trending_entry_versions(ARRAY[${target.key}::integer], NULL)`,
     );
