@@ -31,8 +31,6 @@ export function transactionPooledClient(settings: { statementTimeoutMs: number; 
         return (super.query as (...args: unknown[]) => never)(config, values, callback);
       }
       const query = new TransactionScopedQuery(config, values, callback, preamble, () => this.transactionStatus());
-      const queryTimeout = typeof config === 'object' ? (config as { query_timeout?: number }).query_timeout : undefined;
-      if (queryTimeout !== undefined) query.query_timeout = queryTimeout;
       const submit = (super.query as (query: unknown) => unknown).bind(this);
       if (query.callback) {
         submit(query);
@@ -139,7 +137,6 @@ interface QueryInternals {
   portal: string;
   _getRows(connection: PgConnection, rows: number | undefined): void;
   callback: ((error: Error | null, result: unknown) => void) | undefined;
-  query_timeout?: number;
   requiresPreparation(): boolean;
   prepare(connection: PgConnection): void;
   handleDataRow(message: unknown): void;

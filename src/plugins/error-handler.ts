@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { QUERY_READ_TIMEOUT } from '../db/client.js';
 import { envelope, HttpError, RETRY_AFTER_SECONDS } from '../errors.js';
 
 /**
@@ -36,8 +37,6 @@ const UNAVAILABLE_MESSAGES = [
   'Cannot use a pool after calling end',
 ];
 const QUERY_CANCELED = '57014'; // statement_timeout
-/** node-postgres gave up waiting for an answer (DB_QUERY_TIMEOUT_MS): over the time budget too. */
-const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 /** Drizzle wraps driver errors; the cause chain holds the driver's code. */
 function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
