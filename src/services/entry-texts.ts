@@ -93,7 +93,8 @@ function describe(
   options: EntryOptions,
 ): DescribedEntry {
   const fields = entryStanding(standing, entry.allowListType, options.claimant);
-  const perRequest = JSON.stringify({ ...fields, ...entryVolumes(volume) }).slice(1, -1);
+  // Added to the standing, not spread with it into a new object: see toEntry().
+  const perRequest = JSON.stringify(Object.assign(fields, entryVolumes(volume))).slice(1, -1);
   const metadata =
     options.includeTokenMetadata && entry.tokenMetadata !== undefined ? `,"actionTokenMetadata":${entry.tokenMetadata}` : '';
   return {
