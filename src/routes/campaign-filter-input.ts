@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { badRequest } from '../errors.js';
 import type { CampaignFilters, TokenFilter } from '../repositories/campaign-filters.js';
+import type { TrendingFilters } from '../repositories/trending.repository.js';
 import type { CampaignFilterQuery } from '../schemas/campaigns.js';
 import { MAX_CHAIN_ID } from '../schemas/common.js';
 
@@ -21,6 +22,18 @@ export function campaignFiltersFrom(query: FilterQuery): CampaignFilters {
     distributionChannels: query.distributionChannel?.map((channel) => channel.toLowerCase()),
     tokenWhitelist: query.tokenWhitelist ?? true,
   };
+}
+
+/** What trending and the reward-kit operations filter on: the campaign filters, the creator and the action types. */
+export function trendingFiltersFrom(
+  query: FilterQuery & { creatorAddress?: string; actionType?: string[]; excludeActionType?: string[] },
+): TrendingFilters {
+  // Added to the campaign filters, not spread with them into a new object (see docs/design.md).
+  return Object.assign(campaignFiltersFrom(query), {
+    creator: query.creatorAddress?.toLowerCase(),
+    actionTypes: query.actionType,
+    excludedActionTypes: query.excludeActionType,
+  });
 }
 
 /** `<chain_id>:<address>[:collection]`, already matched against its pattern by the schema. */

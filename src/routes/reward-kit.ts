@@ -13,21 +13,9 @@ import {
 import { REWARD_EXAMPLE, REWARD_LIST_EXAMPLE, REWARD_PROFILE_EXAMPLE } from '../schemas/reward-kit-examples.js';
 import { ref } from '../schemas/typebox.js';
 import { getReward, listRewards, rewardProfile } from '../services/reward-kit.js';
-import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
+import { normaliseCampaignId, trendingFiltersFrom } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
-import type { RewardProfileQuery as ProfileQuery } from '../schemas/reward-kit.js';
-import type { TrendingFilters } from '../repositories/trending.repository.js';
-
-/** The filters the reward-kit operations share with trending, as the repositories take them. */
-function rewardFiltersFrom(query: Omit<ProfileQuery, 'claimantAddress'>): TrendingFilters {
-  return {
-    ...campaignFiltersFrom(query),
-    creator: query.creatorAddress?.toLowerCase(),
-    actionTypes: query.actionType,
-    excludedActionTypes: query.excludeActionType,
-  };
-}
 
 /** GET /reward-kit/campaigns, /reward-kit and /reward-kit/campaigns/{id} (decisions section 9). */
 export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -64,7 +52,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const rewards = await listRewards(deps, {
         status,
         claimant,
-        filters: rewardFiltersFrom(query),
+        filters: trendingFiltersFrom(query),
         sort: query.sortBy ?? 'active',
         includeTokenMetadata: query.includeTokenMetadata ?? false,
         page: pageRequest(query),
@@ -96,7 +84,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { query } = request;
       const profile = await rewardProfile(deps, {
         claimant: query.claimantAddress.toLowerCase(),
-        filters: rewardFiltersFrom(query),
+        filters: trendingFiltersFrom(query),
         includeTokenMetadata: query.includeTokenMetadata ?? false,
         now: app.clock(),
       });

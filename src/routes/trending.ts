@@ -4,7 +4,7 @@ import { TRENDING_LIST_EXAMPLE } from '../schemas/activity-examples.js';
 import { TrendingList, TrendingQuery } from '../schemas/trending.js';
 import { ref } from '../schemas/typebox.js';
 import { listTrending } from '../services/trending.js';
-import { campaignFiltersFrom } from './campaign-filter-input.js';
+import { trendingFiltersFrom } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 
 /** GET /reward-kit/trending: active campaigns by USD claimed in the last hour or day. */
@@ -32,12 +32,7 @@ export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { query } = request;
       const trendingCampaigns = await listTrending(app.claimWindows, app.repositories.trending, {
         period: query.sortBy ?? '24h',
-        filters: {
-          ...campaignFiltersFrom(query),
-          creator: query.creatorAddress?.toLowerCase(),
-          actionTypes: query.actionType,
-          excludedActionTypes: query.excludeActionType,
-        },
+        filters: trendingFiltersFrom(query),
         claimant: query.claimantAddress?.toLowerCase(),
         includeTokenMetadata: query.includeTokenMetadata ?? false,
         page: pageRequest(query),
