@@ -11,8 +11,9 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { isDatabaseUnavailable } from '../plugins/error-handler.js';
+import { isDatabaseUnavailable, QUERY_READ_TIMEOUT } from '../plugins/error-handler.js';
 import { migratePglite, migratePostgres } from './migrate.js';
+import { isSubmittable } from './submittable.js';
 import { transactionPooledClient } from './transaction-pooling.js';
 import * as schema from './schema.js';
 import { describePostgresUrl } from './url.js';
@@ -201,8 +202,7 @@ function createPool(url: string, settings: DatabaseSettings, logger?: Logger): p
      */
     override query(config: unknown, values?: unknown, callback?: unknown): never {
       const query = super.query.bind(this) as QueryFunction;
-      const submittable = config !== null && typeof config === 'object' && 'submit' in config;
-      if (callback !== undefined || typeof values === 'function' || submittable || config === null || config === undefined) {
+      if (callback !== undefined || typeof values === 'function' || isSubmittable(config) || config === null || config === undefined) {
         return query(config, values, callback) as never;
       }
       return new Promise((resolve, reject) => {
@@ -269,9 +269,6 @@ function isClosedConnection(error: unknown): boolean {
   );
 }
 
-/** The error a query gets when DB_QUERY_TIMEOUT_MS passes without an answer (node-postgres's own wording). */
-export const QUERY_READ_TIMEOUT = 'Query read timeout';
-
 /**
  * Gives every single-statement query (`pool.query`: all API reads, Drizzle's included) a client-side
  * time limit, so a connection whose peer vanished cannot hold a request forever; that connection is
@@ -284,9 +281,8 @@ export const QUERY_READ_TIMEOUT = 'Query read timeout';
 function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number, retries: number): void {
   const query = pool.query.bind(pool) as QueryFunction;
   const bounded: QueryFunction = (config, values, callback) => {
-    const submittable = config !== null && typeof config === 'object' && 'submit' in config;
     // Callback style (unused by the app) and streams are passed through as they are.
-    if (typeof values === 'function' || typeof callback === 'function' || submittable || config === null) {
+    if (typeof values === 'function' || typeof callback === 'function' || isSubmittable(config) || config === null) {
       return query(config, values, callback);
     }
     const attempt = async (closedLeft: number, conflictsLeft: number): Promise<unknown> => {

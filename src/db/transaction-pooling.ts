@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isSubmittable } from './submittable.js';
 
 /**
  * What the API's connections need when a pooler in transaction mode (PgBouncer `pool_mode =
@@ -26,8 +27,7 @@ export function transactionPooledClient(settings: { statementTimeoutMs: number; 
 
   return class TransactionPooledClient extends pg.Client {
     override query(config: unknown, values?: unknown, callback?: unknown): never {
-      const submittable = config !== null && typeof config === 'object' && typeof (config as { submit?: unknown }).submit === 'function';
-      if (config === null || config === undefined || submittable) {
+      if (config === null || config === undefined || isSubmittable(config)) {
         return (super.query as (...args: unknown[]) => never)(config, values, callback);
       }
       const query = new TransactionScopedQuery(config, values, callback, preamble, () => this.transactionStatus());

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { QUERY_READ_TIMEOUT } from '../db/client.js';
 import { envelope, HttpError, RETRY_AFTER_SECONDS } from '../errors.js';
 
 /**
@@ -37,6 +36,8 @@ const UNAVAILABLE_MESSAGES = [
   'Cannot use a pool after calling end',
 ];
 const QUERY_CANCELED = '57014'; // statement_timeout
+/** What a single statement fails with when DB_QUERY_TIMEOUT_MS passes without an answer (src/db/client.ts): over the time budget too. */
+export const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 /** Drizzle wraps driver errors; the cause chain holds the driver's code. */
 function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {

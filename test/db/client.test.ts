@@ -61,6 +61,32 @@ describe.skipIf(!onPostgres)('PostgreSQL pool settings', () => {
     expect(classifyError(error as Error).statusCode).toBe(504);
   });
 
+  it('answers promise-style calls on a checked-out connection (transactions) with rows, and rejects with the server error', async () => {
+    const pool = await open();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ one: number }>({ text: 'SELECT $1::integer AS one', values: [1] });
+      expect(rows).toEqual([{ one: 1 }]);
+      const error = await client.query('SELECT 1 / 0').then(
+        () => undefined,
+        (caught: unknown) => caught as { code?: string },
+      );
+      expect(error?.code).toBe('22012');
+      await client.query('ROLLBACK');
+      // A stream or cursor (its own `submit`) is still handed to the driver as it is.
+      const submitted = await new Promise<unknown[]>((resolve, reject) => {
+        const query = new pg.Query('SELECT 2 AS two');
+        query.on('end', (result: pg.QueryResult) => resolve(result.rows));
+        query.on('error', reject);
+        void client.query(query);
+      });
+      expect(submitted).toEqual([{ two: 2 }]);
+    } finally {
+      client.release();
+    }
+  });
+
   it('stops waiting for an answer after DB_QUERY_TIMEOUT_MS (a 504) and drops that connection', async () => {
     const pool = await open({ DB_STATEMENT_TIMEOUT_MS: 60_000, DB_QUERY_TIMEOUT_MS: 300, DB_POOL_MAX: 1 });
     const started = Date.now();
