@@ -114,6 +114,11 @@ export const ConfigSchema = Type.Object({
     description:
       'While the server listens for claim changes (LISTEN on the primary), how often it reads the feed when none was notified; at most 4 minutes, so it never falls behind the feed',
   }),
+  CLAIM_LOAD_IN_WORKER: Type.Boolean({
+    default: true,
+    description:
+      'On PostgreSQL, read the claims for a full load of the claim volumes (at start, after a bulk write) on a worker thread, so its garbage never reaches the server\'s heap; false reads them on the main thread',
+  }),
   MIGRATE_ON_START: Type.Boolean({ default: true, description: 'Apply pending migrations before listening' }),
   BASE_URL: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'Public URL of the public operations; default http://HOST:PORT' }),

@@ -38,6 +38,11 @@ export interface DatabaseHandle {
   readPool?: pg.Pool;
   /** Where the reads go, safe to print; absent when they go to `location`. */
   readLocation?: string;
+  /**
+   * How another thread connects to where `read` reads (its URL and the pool's settings), when on
+   * PostgreSQL: the claim volumes' load runs on a worker thread with a connection of its own.
+   */
+  readConnection?: { url: string; settings: DatabaseSettings };
   /** Resolves when the database answers `SELECT 1` within `timeoutMs`, rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
   /**
@@ -106,6 +111,7 @@ function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger):
     pool,
     readPool,
     readLocation: readUrl ? describePostgresUrl(readUrl) : undefined,
+    readConnection: { url: readUrl ?? url, settings },
     ping: (timeoutMs) => withTimeout(Promise.all(pools.map((each) => each.query('SELECT 1'))).then(() => undefined), timeoutMs),
     verify: async () => {
       await verifyPool(pool, url);
@@ -177,7 +183,7 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
  * Every setting is sent at connection start-up (DB_POOL_MODE=session) or at the start of each
  * transaction (DB_POOL_MODE=transaction), so none needs a privilege: a read-only role works.
  */
-function createPool(url: string, settings: DatabaseSettings, logger?: Logger): pg.Pool {
+export function createPool(url: string, settings: DatabaseSettings, logger?: Logger): pg.Pool {
   const connectTimeoutMs = settings.DB_CONNECT_TIMEOUT_MS;
   const statementTimeoutMs = settings.DB_STATEMENT_TIMEOUT_MS;
   const idleInTransactionTimeoutMs = settings.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 10_000;

@@ -19,18 +19,39 @@ export interface FeedPosition {
   atMs: number;
 }
 
-/** Claims of consecutive campaigns, as columns: a chunk arrives as one row of arrays, not a row per claim. */
+/**
+ * Claims of consecutive campaigns, as columns: a chunk arrives as one row of arrays, not a row per
+ * claim (arrays as parsed here, typed arrays when a worker thread read them: see claim-load-worker.ts).
+ */
 export interface ClaimColumns {
-  campaign_keys: number[];
-  claimed_at_us: number[];
-  usd_micros: number[];
+  campaign_keys: ArrayLike<number>;
+  claimed_at_us: ArrayLike<number>;
+  usd_micros: ArrayLike<number>;
 }
 
 /** A slice of what a load reads: the claims of a range of campaigns, and those campaigns' public IDs. */
 export interface ClaimChunk {
-  campaigns: { keys: number[]; public_ids: string[] };
+  campaigns: { keys: ArrayLike<number>; public_ids: string[] };
   claims: ClaimColumns;
 }
+
+/** Where a load stopped: the feed position its claims are as of, and the campaign set's version then. */
+export interface LoadedClaims {
+  position: FeedPosition;
+  version: string;
+}
+
+/**
+ * Reads every claim made after `from` as of one snapshot, chunk by chunk (see the repository's
+ * `load`). The repository does it on the caller's thread; `loadInWorker` on a worker thread, whose
+ * garbage then never reaches the server's heap. `signal` abandons a load (the app closing).
+ */
+export type ClaimLoader = (
+  from: Date,
+  timeoutMs: number,
+  onChunk: (chunk: ClaimChunk) => Promise<void> | void,
+  signal?: AbortSignal,
+) => Promise<LoadedClaims>;
 
 /** A change from the feed; `sign` 0 says the claims were reloaded wholesale. */
 export interface ClaimChangeRow {
@@ -75,7 +96,7 @@ export function createClaimWindowsRepository(db: Database) {
       timeoutMs: number,
       onChunk: (chunk: ClaimChunk) => Promise<void> | void,
       keysPerChunk = LOAD_CHUNK,
-    ): Promise<{ position: FeedPosition; version: string }> {
+    ): Promise<LoadedClaims> {
       return db.transaction(
         async (tx) => {
           // A background job: a job's time budget, not an API request's.
@@ -87,7 +108,7 @@ export function createClaimWindowsRepository(db: Database) {
           );
           for (let low = 0; low <= (head!.max_key ?? -1); low += keysPerChunk) {
             const high = low + keysPerChunk;
-            const [claims] = await queryRows<ClaimColumns>(
+            const [claims] = await queryRows<{ campaign_keys: number[]; claimed_at_us: number[]; usd_micros: number[] }>(
               tx,
               sql`SELECT coalesce(array_agg(campaign_key ORDER BY campaign_key, claimed_at), '{}') AS campaign_keys,
                          coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at), '{}') AS claimed_at_us,
@@ -96,7 +117,7 @@ export function createClaimWindowsRepository(db: Database) {
                    WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}`,
             );
             if (claims!.campaign_keys.length === 0) continue;
-            const [campaigns] = await queryRows<ClaimChunk['campaigns']>(
+            const [campaigns] = await queryRows<{ keys: number[]; public_ids: string[] }>(
               tx,
               sql`SELECT coalesce(array_agg(key), '{}') AS keys, coalesce(array_agg(public_id), '{}') AS public_ids
                     FROM campaigns

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   type ClaimChangeRow,
   type ClaimChunk,
+  type ClaimLoader,
   type ClaimWindowsRepository,
   type FeedPosition,
   loadFrom,
@@ -52,6 +53,8 @@ export interface ClaimWindowsOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Start-up work (migrations) that must finish before the first load. */
   startup?: StartupStatus;
+  /** Reads the claims for a full load (default: the repository's `load`, on this thread; the server uses `loadInWorker`). */
+  loader?: ClaimLoader;
   clock?: () => Date;
 }
 
@@ -77,6 +80,7 @@ export class ClaimWindows {
   private ticking = false;
   private signalled = false;
   private lastTickAt = 0;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly repository: ClaimWindowsRepository,
@@ -113,6 +117,7 @@ export class ClaimWindows {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.closing.abort();
     await this.options.signal?.close();
     await Promise.allSettled([this.polling, this.queued, this.refreshingTargets]);
   }
@@ -173,11 +178,13 @@ export class ClaimWindows {
     const started = Date.now();
     const now = this.now();
     const state = new ClaimVolumeState(now.getTime());
-    const loaded = await this.repository.load(loadFrom(now), LOAD_TIMEOUT_MS, async (chunk) => {
+    const load: ClaimLoader = this.options.loader ?? ((from, timeoutMs, onChunk) => this.repository.load(from, timeoutMs, onChunk));
+    const applyChunk = async (chunk: ClaimChunk) => {
       state.apply(contributionsOf(chunk));
       // A week of claims is applied in slices: requests waiting on other things run in between.
       await new Promise((resolve) => setImmediate(resolve));
-    });
+    };
+    const loaded = await load(loadFrom(now), LOAD_TIMEOUT_MS, applyChunk, this.closing.signal);
     if (this.targets?.version !== loaded.version) {
       this.targets = { version: loaded.version, contracts: (await this.repository.targetedContracts()).map(toTargets) };
     }
@@ -252,7 +259,8 @@ function toContribution(row: ClaimChangeRow): ClaimContribution {
 }
 
 function* contributionsOf({ campaigns, claims }: ClaimChunk): Generator<ClaimContribution> {
-  const publicIds = new Map(campaigns.keys.map((key, index) => [key, campaigns.public_ids[index]!]));
+  const publicIds = new Map<number, string>();
+  for (let index = 0; index < campaigns.keys.length; index++) publicIds.set(campaigns.keys[index]!, campaigns.public_ids[index]!);
   for (let index = 0; index < claims.campaign_keys.length; index++) {
     const campaignKey = claims.campaign_keys[index]!;
     yield {

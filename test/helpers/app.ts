@@ -6,7 +6,15 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 /** The configuration tests run with: defaults, quiet logs, overridable per test. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   // The response cache would hide what a test just wrote; a test that is about the cache turns it on.
-  return loadConfig({ LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', RESPONSE_CACHE_TTL_MS: '0', ...overrides });
+  // A claim load's worker thread would compile the TypeScript sources afresh for every app (about a
+  // second each): the worker has tests of its own, and the black-box tests run the built server with it.
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    PGLITE_DATA_DIR: 'memory://',
+    RESPONSE_CACHE_TTL_MS: '0',
+    CLAIM_LOAD_IN_WORKER: 'false',
+    ...overrides,
+  });
 }
 
 export async function buildTestApp(

@@ -1,46 +1,56 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClaimChunk, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadInWorker } from '../../src/repositories/claim-load-in-worker.js';
+import { type ClaimChunk, type ClaimLoader, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const HOUR = 3_600_000;
+const LOADED_FROM = new Date(NOW.getTime() - 6.5 * 24 * HOUR);
+
+/** Every claim of the chunks as [campaign key, public ID, claimed at, USD micros], in the order read. */
+function collector() {
+  const claims: [number, string, number, number][] = [];
+  let chunks = 0;
+  const collect = (chunk: ClaimChunk) => {
+    chunks++;
+    const ids = new Map<number, string>();
+    for (let index = 0; index < chunk.campaigns.keys.length; index++) ids.set(chunk.campaigns.keys[index]!, chunk.campaigns.public_ids[index]!);
+    for (let index = 0; index < chunk.claims.campaign_keys.length; index++) {
+      const key = chunk.claims.campaign_keys[index]!;
+      claims.push([key, ids.get(key)!, chunk.claims.claimed_at_us[index]!, chunk.claims.usd_micros[index]!]);
+    }
+  };
+  return { claims, collect, chunks: () => chunks };
+}
+
+/** Campaign i: i + 1 claims of i.25 USD, i days ago (those of 7 days or more are not loaded). */
+async function insertWeekOfClaims(database: TestDatabase): Promise<void> {
+  for (let index = 0; index < 7; index++) {
+    const campaign = await insertCampaign(database.db);
+    for (let claim = 0; claim <= index; claim++) {
+      await insertClaim(database.db, {
+        campaignKey: campaign.key,
+        usdValue: `${index}.25`,
+        claimedAt: new Date(NOW.getTime() - index * 24 * HOUR - claim * 1000),
+      });
+    }
+  }
+}
 
 describe('claim windows repository: load', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    for (let index = 0; index < 7; index++) {
-      const campaign = await insertCampaign(database.db);
-      // Campaign i: i + 1 claims of i.25 USD, i days ago (those of 7 days or more are not loaded).
-      for (let claim = 0; claim <= index; claim++) {
-        await insertClaim(database.db, {
-          campaignKey: campaign.key,
-          usdValue: `${index}.25`,
-          claimedAt: new Date(NOW.getTime() - index * 24 * HOUR - claim * 1000),
-        });
-      }
-    }
+    await insertWeekOfClaims(database);
   });
   afterAll(() => database.close());
 
   const loadAll = async (keysPerChunk: number) => {
-    const claims: [number, string, number, number][] = [];
-    let chunks = 0;
-    await createClaimWindowsRepository(database.db).load(
-      new Date(NOW.getTime() - 6.5 * 24 * HOUR),
-      60_000,
-      (chunk: ClaimChunk) => {
-        chunks++;
-        const ids = new Map(chunk.campaigns.keys.map((key, index) => [key, chunk.campaigns.public_ids[index]!]));
-        chunk.claims.campaign_keys.forEach((key, index) =>
-          claims.push([key, ids.get(key)!, chunk.claims.claimed_at_us[index]!, chunk.claims.usd_micros[index]!]),
-        );
-      },
-      keysPerChunk,
-    );
-    return { claims, chunks };
+    const { claims, collect, chunks } = collector();
+    await createClaimWindowsRepository(database.db).load(LOADED_FROM, 60_000, collect, keysPerChunk);
+    return { claims, chunks: chunks() };
   };
 
   it('reads the same claims, with their campaigns public IDs, whatever the size of its chunks', async () => {
@@ -55,6 +65,66 @@ describe('claim windows repository: load', () => {
       expect(chunked.chunks).toBeGreaterThan(1);
       expect(chunked.claims, `chunks of ${keysPerChunk}`).toEqual(whole.claims);
     }
+  });
+});
+
+describe.skipIf(inject('testDatabase').kind !== 'postgres')('claim windows load on a worker thread', () => {
+  let database: TestDatabase;
+  let load: ClaimLoader;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await insertWeekOfClaims(database);
+    load = loadInWorker(database.readConnection!);
+  });
+  afterAll(() => database.close());
+
+  it('hands over the claims the repository reads, as typed arrays, one chunk at a time', async () => {
+    const here = collector();
+    const { version } = await createClaimWindowsRepository(database.db).load(LOADED_FROM, 60_000, here.collect);
+
+    const there = collector();
+    let applying = 0;
+    let overlapping = false;
+    const loaded = await load(LOADED_FROM, 60_000, async (chunk) => {
+      expect(chunk.claims.campaign_keys).toBeInstanceOf(Int32Array);
+      expect(chunk.claims.claimed_at_us).toBeInstanceOf(Float64Array);
+      overlapping ||= applying > 0;
+      applying++;
+      // A slow consumer: the worker must wait for it rather than pile chunks up.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      there.collect(chunk);
+      applying--;
+    });
+
+    expect(there.claims).toEqual(here.claims);
+    expect(there.claims).toHaveLength(28);
+    expect(overlapping).toBe(false);
+    expect(loaded.version).toBe(version);
+    expect(loaded.position.snapshot).toMatch(/^\d+:\d+:/);
+  });
+
+  it("rejects with the database's error, its SQLSTATE kept for the error handler", async () => {
+    const { url, settings } = database.readConnection!;
+    const missing = loadInWorker({ url: url.replace(/\/[^/?]+(\?|$)/, '/no_such_database$1'), settings });
+    const failed = missing(LOADED_FROM, 60_000, () => undefined);
+    await expect(failed).rejects.toMatchObject({ code: '3D000' });
+    await expect(failed).rejects.toThrow('no_such_database');
+  });
+
+  it('rejects with the error of a chunk that could not be applied, and when abandoned', async () => {
+    await expect(
+      load(LOADED_FROM, 60_000, () => {
+        throw new Error('cannot apply');
+      }),
+    ).rejects.toThrow('cannot apply');
+
+    const closing = new AbortController();
+    const abandoned = load(LOADED_FROM, 60_000, () => closing.abort(), closing.signal);
+    await expect(abandoned).rejects.toThrow('claim load abandoned');
+
+    closing.abort();
+    await expect(load(LOADED_FROM, 60_000, () => undefined, closing.signal)).rejects.toThrow('claim load abandoned');
   });
 });
 

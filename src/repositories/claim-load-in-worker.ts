@@ -1,0 +1,80 @@
+import { Worker } from 'node:worker_threads';
+import type { DatabaseSettings } from '../db/client.js';
+import type { ClaimLoadRequest, LoadFailure, WorkerMessage } from './claim-load-worker.js';
+import type { ClaimLoader } from './claim-windows.repository.js';
+
+/** The database a worker connects to on its own: the URL the reads go to and the pool's settings. */
+export interface WorkerConnection {
+  url: string;
+  settings: DatabaseSettings;
+}
+
+/**
+ * A claim loader that reads on a worker thread (claim-load-worker.ts) and applies each chunk here
+ * as it arrives. The server's heap then only sees the claims as typed arrays: the load's garbage
+ * (the rows' texts, parsed arrays, driver buffers) stays in the worker's heap and goes with it,
+ * where on this thread it sat in the old generation until a full collection (RSS at readiness 256
+ * MB on the 1,000,000-claim set; see README, "Memory").
+ */
+export function loadInWorker(connection: WorkerConnection): ClaimLoader {
+  return (from, timeoutMs, onChunk, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new Error(ABANDONED));
+      const worker = startWorker({ ...connection, fromMs: from.getTime(), timeoutMs });
+      let settled = false;
+      const settle = (error: Error | undefined, loaded?: Parameters<typeof resolve>[0]) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', abandon);
+        if (error) {
+          void worker.terminate();
+          reject(error);
+        } else {
+          // The worker ends itself once it has closed its connection.
+          resolve(loaded!);
+        }
+      };
+      const abandon = () => settle(new Error(ABANDONED));
+      signal?.addEventListener('abort', abandon, { once: true });
+
+      worker.on('message', (message: WorkerMessage) => {
+        if ('chunk' in message) {
+          Promise.resolve()
+            .then(() => onChunk(message.chunk))
+            .then(
+              () => {
+                if (!settled) worker.postMessage('next');
+              },
+              (error: Error) => settle(error),
+            );
+        } else if ('done' in message) {
+          settle(undefined, message.done);
+        } else {
+          settle(toError(message.error));
+        }
+      });
+      worker.on('error', (error) => settle(error));
+      worker.on('exit', (code) => settle(new Error(`the claim load's worker thread stopped before it finished (exit code ${code})`)));
+    });
+}
+
+const ABANDONED = 'claim load abandoned';
+
+function startWorker(request: ClaimLoadRequest): Worker {
+  const sources = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./claim-load-worker.${sources ? 'ts' : 'js'}`, import.meta.url);
+  if (sources) {
+    // The tests run the TypeScript sources: the worker compiles them with tsx, as the test runner does.
+    const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+    return new Worker(bootstrap, { eval: true, workerData: request });
+  }
+  return new Worker(entry, { workerData: request });
+}
+
+/** The worker's error as an Error again, with the SQLSTATE or system code the error handler classifies by. */
+function toError({ name, message, code }: LoadFailure): Error {
+  const error = new Error(message) as Error & { code?: string };
+  error.name = name;
+  if (code !== undefined) error.code = code;
+  return error;
+}

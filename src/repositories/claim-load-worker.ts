@@ -1,0 +1,84 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { createPool, type DatabaseSettings } from '../db/client.js';
+import * as schema from '../db/schema.js';
+import { type ClaimChunk, createClaimWindowsRepository } from './claim-windows.repository.js';
+
+/**
+ * A worker thread's whole life: one claim load (the repository's `load`) on a connection of its
+ * own, each chunk handed to the parent as typed arrays it takes over (transferred, not copied).
+ * The rows' texts, the parsed arrays and the driver's buffers (hundreds of megabytes of garbage
+ * over a week of a million claims) live and die in this thread's heap, which ends with it.
+ *
+ * Messages to the parent: `{ chunk }` (then the worker waits for `'next'`, reading the next chunk
+ * from the database meanwhile), `{ done }` with the load's position, or `{ error }`.
+ */
+export interface ClaimLoadRequest {
+  url: string;
+  settings: DatabaseSettings;
+  fromMs: number;
+  timeoutMs: number;
+}
+
+/** A chunk as the worker sends it: its columns as typed arrays over buffers the parent takes over. */
+export interface TransferredChunk {
+  campaigns: { keys: Int32Array<ArrayBuffer>; public_ids: string[] };
+  claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer> };
+}
+
+/** A failure as the worker reports it: what the error handler classifies errors by. */
+export interface LoadFailure {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export type WorkerMessage = { chunk: TransferredChunk } | { done: { position: { snapshot: string; atMs: number }; version: string } } | { error: LoadFailure };
+
+const port = parentPort!;
+const { url, settings, fromMs, timeoutMs } = workerData as ClaimLoadRequest;
+
+/** Resolves when the parent has taken the last chunk: at most one chunk waits in its queue. */
+let taken: Promise<void> = Promise.resolve();
+const nextTaken = () =>
+  new Promise<void>((resolve) => {
+    port.once('message', () => resolve());
+  });
+
+async function send(chunk: ClaimChunk): Promise<void> {
+  const transferred: TransferredChunk = {
+    campaigns: { keys: Int32Array.from(chunk.campaigns.keys), public_ids: chunk.campaigns.public_ids },
+    claims: {
+      campaign_keys: Int32Array.from(chunk.claims.campaign_keys),
+      claimed_at_us: Float64Array.from(chunk.claims.claimed_at_us),
+      usd_micros: Float64Array.from(chunk.claims.usd_micros),
+    },
+  };
+  await taken;
+  taken = nextTaken();
+  port.postMessage({ chunk: transferred } satisfies WorkerMessage, [
+    transferred.campaigns.keys.buffer,
+    transferred.claims.campaign_keys.buffer,
+    transferred.claims.claimed_at_us.buffer,
+    transferred.claims.usd_micros.buffer,
+  ]);
+}
+
+const pool = createPool(url, { ...settings, DB_POOL_MAX: 1 });
+try {
+  const repository = createClaimWindowsRepository(drizzle({ client: pool, schema }));
+  const done = await repository.load(new Date(fromMs), timeoutMs, send);
+  await taken;
+  port.postMessage({ done } satisfies WorkerMessage);
+} catch (error) {
+  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+  port.postMessage({
+    error: {
+      name: typeof name === 'string' ? name : 'Error',
+      message: typeof message === 'string' ? message : String(error),
+      ...(typeof code === 'string' ? { code } : {}),
+    },
+  } satisfies WorkerMessage);
+} finally {
+  await pool.end().catch(() => undefined);
+}
