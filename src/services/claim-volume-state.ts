@@ -99,14 +99,19 @@ export interface ContractVolume {
   windows: Record<ClaimWindow, WindowTotals>;
 }
 
-/** One bucket per minute: a week is ~10,000 buckets; a bucket's contributions are searched by binary search. */
-const BUCKET_US = 60_000_000;
+/**
+ * One bucket per ten minutes: a week is ~1,000 buckets (five heap objects each, where one a minute
+ * made 50,000 of them for every full collection to trace); a bucket's contributions are searched
+ * by binary search, and a claim that arrives out of time order moves a bucket's later ones (about
+ * a thousand at a million claims a week).
+ */
+const BUCKET_US = 600_000_000;
 const FIRST_CAPACITY = 16;
 
 /**
- * The contributions of one minute, sorted by time, in three columns over one buffer (16 bytes a
- * contribution, a week of a million claims in ~20 MB): the time as microseconds after the
- * minute's start (below 60,000,000, exact in an Int32), the row signed by whether the claim
+ * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
+ * contribution, a week of a million claims in 16 MB once trimmed): the time as microseconds after
+ * the bucket's start (below 600,000,000, exact in an Int32), the row signed by whether the claim
  * counts (+(row + 1)) or cancels one (-(row + 1)), and the signed USD micros.
  */
 class Bucket {
@@ -137,6 +142,11 @@ class Bucket {
     this.length++;
   }
 
+  /** Gives back the room doubling left: a loaded bucket of a past time rarely gets another claim. */
+  trim(): void {
+    if (this.length < this.usd.length) this.allocate(Math.max(this.length, 1));
+  }
+
   private allocate(capacity: number): void {
     const buffer = new ArrayBuffer(capacity * 16);
     const usd = new Float64Array(buffer, 0, capacity);
@@ -158,9 +168,12 @@ export class ClaimVolumeState {
   private contributionCount = 0;
   private droppedThrough = -Infinity;
 
-  // Campaigns, by row: their key, public ID and totals per window (claims, USD micros).
-  private readonly rowOf = new Map<number, number>();
-  private readonly keys: number[] = [];
+  // Campaigns, by row: their key, public ID and totals per window (claims, USD micros). Rows by
+  // campaign key in a typed array rather than a Map: keys are the database's serial numbers, and a
+  // Map of 100,000 entries is 4 MB of heap for every full collection to trace (this is 0.4 MB, off heap).
+  private rowByKey: Int32Array = new Int32Array(1024).fill(-1);
+  private keys: Int32Array = new Int32Array(1024);
+  private rowCount = 0;
   private readonly publicIds: string[] = [];
   private claims: Int32Array[] = WINDOW_NAMES.map(() => new Int32Array(1024));
   private usd: Float64Array[] = WINDOW_NAMES.map(() => new Float64Array(1024));
@@ -222,9 +235,14 @@ export class ClaimVolumeState {
 
   /** The volumes of one campaign now, or undefined for one without claims in the last week. */
   volume(key: number): CampaignVolume | undefined {
-    const row = this.rowOf.get(key);
-    if (row === undefined) return undefined;
+    const row = this.rowOf(key);
+    if (row < 0) return undefined;
     return this.published[row] ?? this.volumeOf(row);
+  }
+
+  /** Gives back the room the buckets' growth left (after a load, when most will not grow again). */
+  trim(): void {
+    for (const bucket of this.buckets.values()) bucket.trim();
   }
 
   /**
@@ -234,7 +252,7 @@ export class ClaimVolumeState {
   forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, publicId: string, claims: number, usdMicros: number) => void): void {
     const claims = this.claims[WINDOW_INDEX[window]]!;
     const usd = this.usd[WINDOW_INDEX[window]]!;
-    for (let row = 0; row < this.keys.length; row++) {
+    for (let row = 0; row < this.rowCount; row++) {
       if (claims[row]! > 0) visit(this.keys[row]!, this.publicIds[row]!, claims[row]!, usd[row]!);
     }
   }
@@ -248,14 +266,14 @@ export class ClaimVolumeState {
   setContracts(contracts: ContractTargets[]): void {
     this.contracts = contracts;
     this.targets = TargetIndex.of(contracts);
-    for (let row = 0; row < this.keys.length; row++) this.targetOfRow[row] = this.targets.positionOf(this.keys[row]!);
+    for (let row = 0; row < this.rowCount; row++) this.targetOfRow[row] = this.targets.positionOf(this.keys[row]!);
     this.newestBlock = contracts.map((contract) => contract.blockTimestamps.reduce((newest, at) => Math.max(newest, at), 0));
     this.contractClaims = WINDOW_NAMES.map(() => new Array<number>(contracts.length).fill(0));
     this.contractUsd = WINDOW_NAMES.map(() => new Array<number>(contracts.length).fill(0));
     contracts.forEach((contract, index) => {
       for (const key of contract.campaignKeys) {
-        const row = this.rowOf.get(key);
-        if (row === undefined) continue;
+        const row = this.rowOf(key);
+        if (row < 0) continue;
         for (let window = 0; window < WINDOW_COUNT; window++) {
           this.contractClaims[window]![index]! += this.claims[window]![row]!;
           this.contractUsd[window]![index]! += this.usd[window]![row]!;
@@ -299,8 +317,8 @@ export class ClaimVolumeState {
         if (!onlyCampaigns.has(key)) return;
         campaignCount++;
         newest = Math.max(newest, contract.blockTimestamps[at]!);
-        const row = this.rowOf.get(key);
-        if (row === undefined) return;
+        const row = this.rowOf(key);
+        if (row < 0) return;
         WINDOW_NAMES.forEach((name, window) => {
           windows[name].claims += this.claims[window]![row]!;
           windows[name].usdMicros += this.usd[window]![row]!;
@@ -337,24 +355,31 @@ export class ClaimVolumeState {
     this.dirty.add(row);
   }
 
+  /** The campaign's row, or -1 when it has none. */
+  private rowOf(key: number): number {
+    return key >= 0 && key < this.rowByKey.length ? this.rowByKey[key]! : -1;
+  }
+
   private rowFor(key: number, publicId: string): number {
-    let row = this.rowOf.get(key);
-    if (row !== undefined) return row;
-    row = this.keys.length;
-    this.rowOf.set(key, row);
-    this.keys.push(key);
+    const existing = this.rowOf(key);
+    if (existing >= 0) return existing;
+    if (!Number.isInteger(key) || key < 0 || key >= 2 ** 31) throw new RangeError(`campaign key ${key} is not a serial number`);
+    if (key >= this.rowByKey.length) {
+      const known = this.rowByKey.length;
+      this.rowByKey = grow(this.rowByKey, Math.max(key + 1, known * 2)).fill(-1, known);
+    }
+    const row = this.rowCount++;
+    this.rowByKey[key] = row;
+    if (row >= this.keys.length) {
+      const size = this.keys.length * 2;
+      this.keys = grow(this.keys, size);
+      this.claims = this.claims.map((column) => grow(column, size));
+      this.usd = this.usd.map((column) => grow(column, size));
+      this.targetOfRow = grow(this.targetOfRow, size).fill(-1, row);
+    }
+    this.keys[row] = key;
     this.publicIds.push(publicId);
     this.published.push(undefined);
-    if (row >= this.claims[0]!.length) {
-      const grow = <T extends Int32Array | Float64Array>(column: T): T => {
-        const bigger = new (column.constructor as new (size: number) => T)(column.length * 2);
-        bigger.set(column);
-        return bigger;
-      };
-      this.claims = this.claims.map(grow);
-      this.usd = this.usd.map(grow);
-      this.targetOfRow = grow(this.targetOfRow).fill(-1, row);
-    }
     this.targetOfRow[row] = this.targets.positionOf(key);
     return row;
   }
@@ -489,6 +514,13 @@ class TargetIndex {
     }
     return low < this.keys.length && this.keys[low] === key ? low : -1;
   }
+}
+
+/** A copy of `column` with room for `size` values, the new ones zero. */
+function grow<T extends Int32Array | Float64Array>(column: T, size: number): T {
+  const bigger = new (column.constructor as new (size: number) => T)(size);
+  bigger.set(column);
+  return bigger;
 }
 
 /** Room for the contract index in a (key, contract) pair: 2^21 named contracts, keys up to 2^31 (exact below 2^53). */

@@ -185,6 +185,7 @@ export class ClaimWindows {
       await new Promise((resolve) => setImmediate(resolve));
     };
     const loaded = await load(loadFrom(now), LOAD_TIMEOUT_MS, applyChunk, this.closing.signal);
+    state.trim();
     if (this.targets?.version !== loaded.version) {
       this.targets = { version: loaded.version, contracts: (await this.repository.targetedContracts()).map(toTargets) };
     }

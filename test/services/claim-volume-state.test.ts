@@ -80,11 +80,22 @@ describe('ClaimVolumeState', () => {
     expect(state.volume(1)?.claims('1h')).toBe(0);
   });
 
+  it('finds campaigns by any serial key, growing its index past the keys it has seen', () => {
+    const state = new ClaimVolumeState(T);
+    const keys = [3, 5000, 1, 70_000, 2047, 2048];
+    state.apply(keys.map((campaignKey, index) => ({ campaignKey, publicId: `k${campaignKey}`, claimedAtUs: T * 1000, usdMicros: index + 1, sign: 1 })));
+    keys.forEach((key, index) => expect(state.volume(key)?.usdMicros('1h'), `key ${key}`).toBe(index + 1));
+    expect(state.volume(2)).toBeUndefined();
+    expect(state.volume(70_001)).toBeUndefined();
+    expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
+  });
+
   it('forgets claims once they are older than the longest window', () => {
     const state = new ClaimVolumeState(T);
     state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
     expect(state.size).toBe(1);
-    state.advanceTo(T + 7 * DAY + 2 * 60_000);
+    // Buckets of ten minutes are forgotten whole, once all of theirs is older than a week.
+    state.advanceTo(T + 7 * DAY + 20 * 60_000);
     expect(state.size).toBe(0);
     expect(state.volume(1)?.claims('7d')).toBe(0);
   });
@@ -114,6 +125,8 @@ function checkScenario(scenario: Step[]): void {
     if (index === Math.floor(scenario.length / 2)) {
       contracts = CONTRACTS;
       state.setContracts(contracts);
+      // What a load does once its claims are in: the buckets give back their spare room.
+      state.trim();
     }
     if (current.kind === 'add') {
       const claim: ClaimContribution = {
