@@ -150,8 +150,9 @@ export function entryStanding(standing: ClaimantStanding, allowListType: string 
 /** USD claimed in the last 24 hours and hour, at the request's instant. */
 export function entryVolumes(volume: CampaignVolume | undefined): EntryVolumes {
   return {
-    usdDistributed24Hr: volume === undefined ? 0 : microsToNumber(volume.windows['24h'].usdMicros),
-    usdDistributed1Hr: volume === undefined ? 0 : microsToNumber(volume.windows['1h'].usdMicros),
+    // Not `volume.windows`: that builds every window's totals as objects, per entry.
+    usdDistributed24Hr: volume === undefined ? 0 : microsToNumber(volume.usdMicros('24h')),
+    usdDistributed1Hr: volume === undefined ? 0 : microsToNumber(volume.usdMicros('1h')),
   };
 }
 
