@@ -61,7 +61,7 @@ const BASELINES: Record<string, string> = {
  * transactions per second (0: none), with the response cache off.
  */
 // The reward-kit ones are measured (no target: the targets are on frozen data) because a claim
-// to a campaign they show makes them build its entry again (docs/design.md, "Reward-kit entries").
+// to a campaign they show makes them build its entry again (docs/design.md, "Trending and reward-kit entries").
 const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default', 'reward-kit campaigns', 'reward-kit profile'];
 const writesPerSecond = Number(values.writes);
 

@@ -64,7 +64,7 @@ export interface AppDependencies {
   startup?: StartupStatus;
   /** The claim volumes of the activity routes (default: one over `database`, started and closed with the app). */
   claimWindows?: ClaimWindows;
-  /** The reward-kit operations' built entries (default: ENTRY_CACHE_SIZE of them, emptied when the app closes). */
+  /** The trending and reward-kit operations' built entries (default: ENTRY_CACHE_SIZE of them, emptied when the app closes). */
   entryCache?: EntryCache;
 }
 

@@ -150,7 +150,7 @@ export const ConfigSchema = Type.Object({
     maximum: 100_000,
     default: 2000,
     description:
-      'How many built reward-kit entries the server keeps (about 2 KB each), reused while their campaign\'s rows are unchanged; 0 builds every entry per request',
+      'How many built trending and reward-kit entries the server keeps (about 2 KB each), reused while their campaign\'s rows are unchanged; 0 builds every entry per request',
   }),
   CORS_ORIGINS: Type.Optional(
     Type.String({

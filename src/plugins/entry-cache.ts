@@ -4,7 +4,7 @@ import type { EntryCache } from '../services/entry-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The reward-kit operations' built entries, reused while their campaigns are unchanged. */
+    /** The trending and reward-kit operations' built entries, reused while their campaigns are unchanged. */
     entryCache: EntryCache;
   }
 }

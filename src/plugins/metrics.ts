@@ -91,11 +91,11 @@ export function rateLimitStoreErrors(registry: Registry): Counter {
   });
 }
 
-/** The reward-kit entry cache: how many entries it keeps, and how often a kept one was reused. */
+/** The trending and reward-kit entry cache: how many entries it keeps, and how often a kept one was reused. */
 export function registerEntryCacheMetrics(registry: Registry, cache: EntryCache): void {
   new Gauge({
     name: 'reward_entries_kept',
-    help: 'Built reward-kit entries the server keeps (ENTRY_CACHE_SIZE at most)',
+    help: 'Built trending and reward-kit entries the server keeps (ENTRY_CACHE_SIZE at most)',
     registers: [registry],
     collect() {
       this.set(cache.size);
@@ -105,7 +105,7 @@ export function registerEntryCacheMetrics(registry: Registry, cache: EntryCache)
   let counted = cache.lookups;
   new Counter({
     name: 'reward_entry_lookups_total',
-    help: 'Entries the reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
+    help: 'Entries the trending and reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
     labelNames: ['result'],
     registers: [registry],
     collect() {

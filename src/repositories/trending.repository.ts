@@ -97,26 +97,16 @@ export function createTrendingRepository(db: Database) {
      * `now`: how many there are, and the `slice` of them in rank order with everything their entries
      * show, `claimant`'s standing included. One query, whatever the page size.
      */
-    async findRankedPage(
-      ranked: number[],
-      filters: TrendingFilters,
-      now: Date,
-      slice: PageSlice,
-      claimant: string | undefined,
-    ): Promise<{ passing: number; rows: TrendingPageRow[] }> {
-      // The statement holds only the filters, on `campaigns` by primary key (planned on every
-      // request behind a transaction pooler, so kept small); trending_page() orders, slices and
-      // describes the page on plans PostgreSQL keeps per server connection (src/db/sql/trending_page.sql).
-      const [row] = await queryRows<{ page: { passing: number; entries: TrendingPageRow[] } }>(
+    /** Which of campaigns `keys` pass the filters at `now`, in no particular order. */
+    async passingFilters(keys: number[], filters: TrendingFilters, now: Date): Promise<number[]> {
+      if (keys.length === 0) return [];
+      const rows = await queryRows<{ key: number }>(
         db,
-        sql`SELECT trending_page(
-                     ${sql.param(ranked)}::integer[],
-                     ARRAY(SELECT c.key FROM campaigns AS c
-                            ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
-                            ${whereClause([sql`c.key = ANY(${sql.param(ranked)}::integer[])`, ...filterConditions(filters, now)])}),
-                     ${slice.skip}::integer, ${slice.take}::integer, ${claimant ?? null}::text) AS page`,
+        sql`SELECT c.key FROM campaigns AS c
+             ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
+             ${whereClause([sql`c.key = ANY(${sql.param(keys)}::integer[])`, ...filterConditions(filters, now)])}`,
       );
-      return { passing: row?.page.passing ?? 0, rows: row?.page.entries ?? [] };
+      return rows.map((row) => row.key);
     },
 
     /** Everything the entries of campaigns `keys` show, in that order, `claimant`'s standing included. */

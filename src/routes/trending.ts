@@ -6,9 +6,11 @@ import { ref } from '../schemas/typebox.js';
 import { listTrending } from '../services/trending.js';
 import { trendingFiltersFrom } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
+import { sendJsonText } from './send-json-text.js';
 
 /** GET /reward-kit/trending: active campaigns by USD claimed in the last hour or day. */
 export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { windows: app.claimWindows, trending: app.repositories.trending, entries: app.entryCache };
   app.get(
     '/reward-kit/trending',
     {
@@ -28,9 +30,9 @@ export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { publicCache: true },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request;
-      const trendingCampaigns = await listTrending(app.claimWindows, app.repositories.trending, {
+      const trending = await listTrending(deps, {
         period: query.sortBy ?? '24h',
         filters: trendingFiltersFrom(query),
         claimant: query.claimantAddress?.toLowerCase(),
@@ -38,7 +40,7 @@ export const trendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         page: pageRequest(query),
         now: app.clock(),
       });
-      return { trendingCampaigns };
+      return sendJsonText(reply, trending);
     },
   );
 };

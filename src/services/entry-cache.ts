@@ -33,7 +33,7 @@ interface Kept {
 }
 
 /**
- * The built entries of the reward-kit operations, by campaign key: a bounded least-recently-used map.
+ * The built entries of the trending and reward-kit operations, by campaign key: a bounded least-recently-used map.
  * An entry is returned only for the version it was built at, so a changed campaign is built again.
  */
 export class EntryCache {

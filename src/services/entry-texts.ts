@@ -28,16 +28,23 @@ export interface DescribedEntry {
  * asker's standing and the claim volumes are decided per request; the rest of an entry is built
  * once and kept while trending_entry_versions() reports its rows unchanged, so a profile of a
  * hundred rewards reads a version per campaign instead of describing every one again.
+ *
+ * `volumeOf` gives the volumes a caller already read at one instant (trending's ranking); without
+ * it they are read from the claim windows at `now`.
  */
 export async function describeEntries(
   deps: EntryTextDeps,
   keys: number[],
   options: EntryOptions,
   now: Date,
+  volumeOf?: (key: number) => CampaignVolume | undefined,
 ): Promise<Map<number, DescribedEntry>> {
   const described = new Map<number, DescribedEntry>();
   if (keys.length === 0) return described;
-  const [view, versions] = await Promise.all([deps.windows.at(now), deps.trending.entryVersions(keys, options.claimant)]);
+  const [volumes, versions] = await Promise.all([
+    volumeOf ?? deps.windows.at(now).then((view) => (key: number) => view.volume(key)),
+    deps.trending.entryVersions(keys, options.claimant),
+  ]);
   const built = new Map<number, BuiltEntry>();
   const versionOf = new Map<number, string>();
   for (const row of versions) {
@@ -56,7 +63,7 @@ export async function describeEntries(
   }
   for (const row of versions) {
     const entry = built.get(row.key);
-    if (entry !== undefined) described.set(row.key, describe(entry, row, view.volume(row.key), options));
+    if (entry !== undefined) described.set(row.key, describe(entry, row, volumes(row.key), options));
   }
   return described;
 }
@@ -93,7 +100,8 @@ function describe(
   options: EntryOptions,
 ): DescribedEntry {
   const fields = entryStanding(standing, entry.allowListType, options.claimant);
-  // Added to the standing, not spread with it into a new object: see toEntry().
+  // Added to the standing, not spread with it into a new object: V8 promoted every object built by
+  // spreading this many properties (see README, "Reads while claims are written").
   const perRequest = JSON.stringify(Object.assign(fields, entryVolumes(volume))).slice(1, -1);
   const metadata =
     options.includeTokenMetadata && entry.tokenMetadata !== undefined ? `,"actionTokenMetadata":${entry.tokenMetadata}` : '';

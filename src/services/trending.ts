@@ -4,13 +4,13 @@ import type {
   TrendingFilters,
   TrendingIncentiveRow,
   TrendingPageRow,
-  TrendingRepository,
 } from '../repositories/trending.repository.js';
 import type { PageRequest } from '../schemas/common.js';
-import type { TrendingEntry } from '../schemas/trending.js';
+import type { TrendingEntry, TrendingList } from '../schemas/trending.js';
 import { formatUnits, microsToNumber, usdMicrosOf } from './amounts.js';
 import type { CampaignVolume, RankedWindow } from './claim-volume-state.js';
-import type { ClaimWindows } from './claim-windows.js';
+import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
+import { type JsonBuffer, JsonBytes } from './json-bytes.js';
 
 export interface TrendingRequest {
   period: RankedWindow;
@@ -30,38 +30,33 @@ const MIN_BATCH = 20;
 /**
  * Trending campaigns: active campaigns with claims in the period, by USD claimed in it (exact at the
  * request's instant, see ClaimWindows), highest first, ties on ID. The ranking comes from memory;
- * the database takes it batch by batch, keeps the campaigns that pass the filters, and describes
- * the ones on the page: one query for a page found in the first batch.
+ * the database takes it batch by batch and says which campaigns pass the filters; the page's
+ * entries are those the reward-kit operations show (entry-texts.ts): built once, kept while their
+ * rows are unchanged, with the volumes of this request's ranking.
  */
-export async function listTrending(
-  windows: ClaimWindows,
-  repository: TrendingRepository,
-  request: TrendingRequest,
-): Promise<TrendingEntry[]> {
+export async function listTrending(deps: EntryTextDeps, request: TrendingRequest): Promise<JsonBuffer<TrendingList>> {
   const { page, period } = request;
-  if (page.limit === 0) return [];
-  const view = await windows.at(request.now);
+  const json = new JsonBytes().text('{"trendingCampaigns":');
+  if (page.limit === 0) return json.text('[]}').toBuffer();
+  const view = await deps.windows.at(request.now);
   const end = page.offset + page.limit;
   const ranked = view.ranked(period);
-  const entries: TrendingEntry[] = [];
-  // Campaigns that passed the filters in the batches before: the page starts at the `page.offset`th of them.
+  const onPage = new Map<number, CampaignVolume>();
+  // Campaigns that passed the filters so far: the page starts at the `page.offset`th of them.
   let passed = 0;
   for (let batchSize = Math.max(MIN_BATCH, 2 * end); passed < end; batchSize *= 2) {
     const batch = take(ranked, batchSize);
     if (batch.length === 0) break;
-    const skip = Math.max(page.offset - passed, 0);
-    const result = await repository.findRankedPage(
-      batch.map((volume) => volume.key),
-      request.filters,
-      request.now,
-      { skip, take: end - passed - skip },
-      request.claimant,
-    );
-    const volumeByKey = new Map(batch.map((volume) => [volume.key, volume]));
-    for (const row of result.rows) entries.push(toEntry(row, volumeByKey.get(row.key), request));
-    passed += result.passing;
+    const passing = new Set(await deps.trending.passingFilters(batch.map((volume) => volume.key), request.filters, request.now));
+    for (const volume of batch) {
+      if (!passing.has(volume.key)) continue;
+      if (passed >= page.offset && passed < end) onPage.set(volume.key, volume);
+      passed++;
+    }
   }
-  return entries;
+  const keys = [...onPage.keys()];
+  const described = await describeEntries(deps, keys, request, request.now, (key) => onPage.get(key));
+  return json.array(inOrder(keys, described), writeEntry).text('}').toBuffer();
 }
 
 function take<T>(iterator: Iterator<T>, count: number): T[] {
@@ -83,19 +78,6 @@ export interface EntryOptions {
 export type EntryBody = Omit<TrendingEntry, keyof EntryStanding | keyof EntryVolumes | 'actionTokenMetadata'>;
 type EntryStanding = Pick<TrendingEntry, 'status' | 'signature' | 'accessStatus'>;
 type EntryVolumes = Pick<TrendingEntry, 'usdDistributed24Hr' | 'usdDistributed1Hr'>;
-
-/**
- * A campaign as a trending entry (the reward-kit operations show the same entries). `volume` is
- * the campaign's claim volumes at the request's instant; none means no claims in the last week.
- */
-export function toEntry(row: TrendingPageRow, volume: CampaignVolume | undefined, request: EntryOptions): TrendingEntry {
-  // The other fields are added to the body, not spread with it into a new object: V8 promoted
-  // every entry built by spreading this many properties to the old generation (measured: 1.6 MB
-  // per young-generation collection under trending load, 0.04 MB this way; see README, peak RSS).
-  const entry: TrendingEntry = Object.assign(entryBody(row), entryStanding(row, row.allow_list_type, request.claimant), entryVolumes(volume));
-  if (request.includeTokenMetadata && row.action_type === 'swap') entry.actionTokenMetadata = actionTokenMetadata(row);
-  return entry;
-}
 
 /** Everything an entry shows that only the campaign's rows decide. */
 export function entryBody(row: TrendingPageRow): EntryBody {

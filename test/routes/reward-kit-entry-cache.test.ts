@@ -11,14 +11,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertClaim } from '../helpers/factories.js';
 
 /**
- * The reward-kit operations keep built entries while trending_entry_versions() reports their rows
+ * The trending and reward-kit operations keep built entries while trending_entry_versions() reports their rows
  * unchanged. Two apps on one database: one keeps entries, the other builds every entry per request.
  * After each change to a row an entry is built from, both must answer the same, and the change must
  * show: a kept entry is never served once what it shows has changed.
  */
 const NOW = new Date('2026-11-20T12:00:00Z');
 
-describe('reward-kit built entries', () => {
+describe('trending and reward-kit built entries', () => {
   let database: TestDatabase;
   let keeping: App;
   let building: App;
@@ -64,6 +64,9 @@ describe('reward-kit built entries', () => {
     `/reward-kit/campaigns/${target.publicId}?address=${claimant}&includeTokenMetadata=true`,
     `/reward-kit/campaigns?claimantAddress=${claimant}&status=claimed&pageSize=100`,
     '/reward-kit/campaigns?pageSize=100&includeTokenMetadata=true',
+    // Trending pages are made of the same kept entries.
+    '/reward-kit/trending?sortBy=24h&pageSize=100&includeTokenMetadata=true',
+    `/reward-kit/trending?sortBy=1h&pageSize=100&claimantAddress=${claimant}`,
   ];
 
   /** Both apps' answers to every URL, which must be equal; the target's reward and the active rewards as the keeping app shows them. */
@@ -85,6 +88,8 @@ describe('reward-kit built entries', () => {
     const profile = (await keeping.inject(urls()[0]!)).json<RewardProfile>();
     const listed = profile.activeCampaigns.length + profile.claimedCampaigns.length + profile.claimableCampaigns.length;
     expect(listed).toBeGreaterThan(5);
+    const trending = (await keeping.inject(urls()[4]!)).json<{ trendingCampaigns: unknown[] }>();
+    expect(trending.trendingCampaigns.length).toBeGreaterThan(5);
     expect(kept.size).toBeGreaterThanOrEqual(listed);
     // Nothing changed since: the target's entry is kept at its current version, and answers reused kept entries.
     const version = await rows<{ version: string }>(

@@ -5,8 +5,8 @@
 -- of the server connection (PostgreSQL 15 plans a SQL function's body on every call). This query
 -- joins eight tables and two lateral subqueries, and planning it costs about twice what running it
 -- does; behind PgBouncer in transaction mode the API cannot keep a named prepared statement
--- across transactions, so this is where the plan lives. Its callers pass the keys: trending_page()
--- for a trending page, the reward-kit operations for entries they build and keep.
+-- across transactions, so this is where the plan lives. Its callers pass the keys: the trending and
+-- reward-kit operations, for entries they build and keep (src/services/entry-texts.ts).
 --
 -- trending_entry_versions() versions an entry by the rows read here (all but the claimant's): a
 -- table joined here must be joined there too, or a kept entry would miss its changes.
