@@ -84,20 +84,13 @@ export interface TrendingPageRow extends TrendingCampaignRow {
   incentives: TrendingIncentiveRow[];
 }
 
-/** Which of the passing campaigns a query returns: `take` of them after the first `skip`. */
-export interface PageSlice {
-  skip: number;
-  take: number;
-}
-
 export function createTrendingRepository(db: Database) {
   return {
     /**
-     * Of `ranked` (campaign keys, best first), the campaigns that pass the filters and are active at
-     * `now`: how many there are, and the `slice` of them in rank order with everything their entries
-     * show, `claimant`'s standing included. One query, whatever the page size.
+     * Which of campaigns `keys` pass the filters and are active at `now`, in no particular order
+     * (the caller has them ranked). The statement holds only the filters, on `campaigns` by primary
+     * key: cheap to plan on every request behind a transaction pooler.
      */
-    /** Which of campaigns `keys` pass the filters at `now`, in no particular order. */
     async passingFilters(keys: number[], filters: TrendingFilters, now: Date): Promise<number[]> {
       if (keys.length === 0) return [];
       const rows = await queryRows<{ key: number }>(
