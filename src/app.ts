@@ -24,7 +24,6 @@ import { refuseWhileClosing } from './plugins/shutdown.js';
 import { refuseWhileReplicaLags } from './plugins/replica-lag-gate.js';
 import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
-import { loadInWorker } from './repositories/claim-load-in-worker.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { contractRoutes } from './routes/contracts.js';
@@ -147,7 +146,7 @@ export async function buildApp(
         pollMs: config.CLAIM_FEED_POLL_MS,
         idlePollMs: config.CLAIM_FEED_IDLE_POLL_MS,
         signal: claimFeedSignal(config, database, logger),
-        loader: config.CLAIM_LOAD_IN_WORKER && database.readConnection ? loadInWorker(database.readConnection) : undefined,
+        workerConnection: config.CLAIM_LOAD_IN_WORKER ? database.readConnection : undefined,
         targetsRefreshMs: config.CLAIM_WINDOW_REFRESH_MS,
         logger,
         startup,

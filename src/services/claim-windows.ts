@@ -8,6 +8,7 @@ import {
   loadFrom,
   type TargetedContractRow,
 } from '../repositories/claim-windows.repository.js';
+import { loadInWorker, type WorkerConnection } from '../repositories/claim-load-in-worker.js';
 import type { StartupStatus } from '../startup.js';
 import type { FeedSignal } from './claim-feed-listener.js';
 import {
@@ -53,8 +54,11 @@ export interface ClaimWindowsOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Start-up work (migrations) that must finish before the first load. */
   startup?: StartupStatus;
-  /** Reads the claims for a full load (default: the repository's `load`, on this thread; the server uses `loadInWorker`). */
-  loader?: ClaimLoader;
+  /**
+   * Where a worker thread connects to read the claims of a full load (loadInWorker: the server's
+   * default on PostgreSQL); without it they are read on this thread, through the repository.
+   */
+  workerConnection?: WorkerConnection;
   clock?: () => Date;
 }
 
@@ -178,7 +182,10 @@ export class ClaimWindows {
     const started = Date.now();
     const now = this.now();
     const state = new ClaimVolumeState(now.getTime());
-    const load: ClaimLoader = this.options.loader ?? ((from, timeoutMs, onChunk) => this.repository.load(from, timeoutMs, onChunk));
+    const { workerConnection } = this.options;
+    const load: ClaimLoader = workerConnection
+      ? loadInWorker(workerConnection)
+      : (from, timeoutMs, onChunk) => this.repository.load(from, timeoutMs, onChunk);
     const applyChunk = async (chunk: ClaimChunk) => {
       state.apply(contributionsOf(chunk));
       // A week of claims is applied in slices: requests waiting on other things run in between.
@@ -193,7 +200,8 @@ export class ClaimWindows {
     this.state = state;
     this.position = loaded.position;
     this.version = loaded.version;
-    this.options.logger.info({ reason, claims: state.size, ms: Date.now() - started }, 'claim volumes loaded');
+    const thread = workerConnection ? 'worker' : 'main';
+    this.options.logger.info({ reason, thread, claims: state.size, ms: Date.now() - started }, 'claim volumes loaded');
   }
 
   private schedule(delayMs: number): void {

@@ -1,6 +1,8 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadInWorker } from '../../src/repositories/claim-load-in-worker.js';
 import { type ClaimChunk, type ClaimLoader, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 
@@ -102,6 +104,35 @@ describe.skipIf(inject('testDatabase').kind !== 'postgres')('claim windows load 
     expect(overlapping).toBe(false);
     expect(loaded.version).toBe(version);
     expect(loaded.position.snapshot).toMatch(/^\d+:\d+:/);
+  });
+
+  it('is where a server with CLAIM_LOAD_IN_WORKER loads, and it ranks as one loading on its main thread', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
+    const answers: unknown[] = [];
+    for (const onWorker of ['true', 'false']) {
+      const app = await buildTestApp(database, { CLAIM_LOAD_IN_WORKER: onWorker }, undefined, { logger, clock: () => NOW });
+      try {
+        // Ready once loaded: a worker compiling the TypeScript sources takes a second or so.
+        let ready = 0;
+        for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+          ready = (await app.inject('/health/ready')).statusCode;
+        }
+        expect(ready).toBe(200);
+        answers.push((await app.inject('/explore?timePeriod=7d&sortBy=total-spend')).json());
+      } finally {
+        await app.close();
+      }
+    }
+    const loads = logged.filter((line) => line.msg === 'claim volumes loaded');
+    expect(loads.map(({ thread, claims }) => ({ thread, claims }))).toEqual([
+      { thread: 'worker', claims: 28 },
+      { thread: 'main', claims: 28 },
+    ]);
+    // All seven campaigns have claims in the last week, each ranked by its volume there.
+    expect(answers[0]).toMatchObject({ totalCount: 7 });
+    expect(answers[0]).toEqual(answers[1]);
   });
 
   it("rejects with the database's error, its SQLSTATE kept for the error handler", async () => {
