@@ -11,7 +11,8 @@ DECLARE
 BEGIN
   -- now() (the transaction's start), not clock_timestamp(): a stable bound is an index condition, so
   -- this check, made by every claim-writing statement, reads the newest mark through the primary key
-  -- instead of scanning the table, which its dead marks (one per aborted writer) can make hundreds of pages.
+  -- instead of scanning the table, which dead marks can make hundreds of pages (an aborted writer that
+  -- took the minute's mark leaves one; a writer retrying a failing batch, one per attempt).
   IF EXISTS (SELECT 1 FROM claim_change_marks WHERE taken_at > now() - interval '1 minute')
      OR NOT pg_try_advisory_xact_lock(7312841561) THEN
     RETURN;
