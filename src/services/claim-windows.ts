@@ -313,7 +313,7 @@ export class WindowView {
     yield* this.rankings[window].keys();
   }
 
-  contracts(onlyCampaigns?: ReadonlySet<number>): ContractVolume[] {
+  contracts(onlyCampaigns?: ReadonlySet<number>): readonly ContractVolume[] {
     return this.state.contractVolumes(onlyCampaigns);
   }
 

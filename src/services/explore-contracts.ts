@@ -28,10 +28,9 @@ export async function exploreContracts(
     request.creator === undefined ? undefined : repository.findCampaignKeysByCreator(request.creator),
   ]);
   const chains = request.chainIds === undefined ? undefined : new Set(request.chainIds);
-  const volumes = view
-    .contracts(creatorCampaigns)
-    .filter((volume) => chains === undefined || chains.has(volume.chainId));
-  volumes.sort(compareBy(request));
+  // Sorted before the chains are kept: filtering keeps the order, and the sorted list is shared.
+  const sorted = sortedVolumes(view.contracts(creatorCampaigns), request);
+  const volumes = chains === undefined ? sorted : sorted.filter((volume) => chains.has(volume.chainId));
   return volumes.slice(request.page.offset, request.page.offset + request.page.limit).map((volume) => ({
     chainId: volume.chainId,
     address: volume.address,
@@ -44,7 +43,18 @@ export async function exploreContracts(
   }));
 }
 
-function compareBy({ sortBy, timePeriod }: ExploreContractsRequest) {
+/**
+ * The volumes in the request's order. The claim windows hand out the same list of every contract
+ * until a total changes, so its orders are kept with it, by its identity: between two claims,
+ * explore requests share one sort per order instead of each sorting and describing every contract.
+ */
+const sortedByList = new WeakMap<readonly ContractVolume[], Map<string, readonly ContractVolume[]>>();
+
+function sortedVolumes(volumes: readonly ContractVolume[], { sortBy, timePeriod }: ExploreContractsRequest): readonly ContractVolume[] {
+  const order = `${sortBy} ${timePeriod}`;
+  let sorts = sortedByList.get(volumes);
+  const kept = sorts?.get(order);
+  if (kept !== undefined) return kept;
   const primary = (volume: ContractVolume): number => {
     switch (sortBy) {
       case 'most-completions':
@@ -55,11 +65,17 @@ function compareBy({ sortBy, timePeriod }: ExploreContractsRequest) {
         return volume.newestBlockTimestamp;
     }
   };
-  return (a: ContractVolume, b: ContractVolume): number => {
-    const left = primary(a);
-    const right = primary(b);
-    if (left !== right) return left > right ? -1 : 1;
-    if (a.chainId !== b.chainId) return a.chainId - b.chainId;
-    return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
-  };
+  // Each volume's sort value read once, not twice per comparison.
+  const sorted = volumes
+    .map((volume) => ({ volume, value: primary(volume) }))
+    .sort((a, b) => {
+      if (a.value !== b.value) return a.value > b.value ? -1 : 1;
+      if (a.volume.chainId !== b.volume.chainId) return a.volume.chainId - b.volume.chainId;
+      return a.volume.address < b.volume.address ? -1 : a.volume.address > b.volume.address ? 1 : 0;
+    })
+    .map(({ volume }) => volume);
+  // A creator's list is made per request: kept with it, its sort goes when it does.
+  if (sorts === undefined) sortedByList.set(volumes, (sorts = new Map<string, readonly ContractVolume[]>()));
+  sorts.set(order, sorted);
+  return sorted;
 }

@@ -90,6 +90,35 @@ describe('ClaimVolumeState', () => {
     expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
   });
 
+  it("hands out the same contracts' volumes until a total of theirs changes", () => {
+    const state = new ClaimVolumeState(T);
+    state.setContracts(CONTRACTS);
+    const claim = (campaignKey: number, usdMicros: number): ClaimContribution => ({
+      campaignKey,
+      publicId: `k${campaignKey}`,
+      claimedAtUs: (T - HOUR + 60_000) * 1000,
+      usdMicros,
+      sign: 1,
+    });
+    const first = state.contractVolumes();
+    expect(state.contractVolumes()).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0])).toBe(true);
+    // A campaign that targets no named contract leaves them as they were.
+    state.apply([claim(102, 7)]);
+    expect(state.contractVolumes()).toBe(first);
+    state.apply([claim(100, 5)]);
+    const second = state.contractVolumes();
+    expect(second).not.toBe(first);
+    expect(second[0]!.windows['1h']).toEqual({ claims: 1, usdMicros: 5 });
+    // The claim leaves the hour: that changes a total too.
+    state.advanceTo(T + 2 * 60_000);
+    expect(state.contractVolumes()).not.toBe(second);
+    expect(state.contractVolumes()[0]!.windows['1h']).toEqual({ claims: 0, usdMicros: 0 });
+    expect(state.contractVolumes()[0]!.windows['6h']).toEqual({ claims: 1, usdMicros: 5 });
+    // A creator's subset is described per call.
+    expect(state.contractVolumes(new Set([100]))).not.toBe(state.contractVolumes(new Set([100])));
+  });
+
   it('forgets claims once they are older than the longest window', () => {
     const state = new ClaimVolumeState(T);
     state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
