@@ -13,7 +13,9 @@ export interface BenchRow extends LoadResult {
   /** The straightforward implementation of the same request, measured in the same run (bench/baseline-server.ts). */
   baselineRequestsPerSecond?: number;
   ratioToBaseline?: number;
-  /** Rows measured while claims stream in: the same scenario's requests per second without writes, as a ratio. */
+  /** Rows measured while claims stream in: the same scenario without writes, measured right before. */
+  noWritesRequestsPerSecond?: number;
+  /** Rows measured while claims stream in: their requests per second as a share of `noWritesRequestsPerSecond`. */
   ratioToNoWrites?: number;
   /** What the claim writer did meanwhile: claims per second, failures, and the cost of one insert. */
   writes?: { perSecond: number; inserted: number; errors: number; meanMs: number; p99Ms: number };

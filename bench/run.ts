@@ -127,12 +127,16 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
 
 /**
  * The live scenarios again, each while the claim writer inserts `writesPerSecond` claims per second:
- * rows named `<scenario> +writes`, with the ratio to the same scenario without writes, measured just before.
+ * rows named `<scenario> +writes`, with the ratio to the same scenario without writes, measured again
+ * right before it. The main pass's figure is minutes older (other scenarios, the writes of earlier
+ * live scenarios and the vacuum they cause lie in between), and this machine's throughput drifts by
+ * 10-40% over minutes; side by side, the ratio shows what the writes cost rather than that drift.
  */
 async function withWrites(pid: number, baseUrl: string, url: string, results: BenchRow[], selected: Scenario[]): Promise<BenchRow[]> {
   const live: BenchRow[] = [];
   for (const row of results.filter((result) => LIVE_SCENARIOS.includes(result.scenario))) {
     const scenario = selected[row.index]!;
+    const withoutWrites = await drive(baseUrl, scenario, load);
     const writer = await startClaimWriter(url, writesPerSecond);
     const { result, peakRssMb } = await peakRss(pid, () => drive(baseUrl, scenario, load));
     const writes = await writer.stop();
@@ -141,7 +145,8 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
       ...result,
       peakRssMb,
       scenario: `${row.scenario} +writes`,
-      ratioToNoWrites: Math.round((100 * result.requestsPerSecond) / Math.max(1, row.requestsPerSecond)) / 100,
+      noWritesRequestsPerSecond: withoutWrites.requestsPerSecond,
+      ratioToNoWrites: Math.round((100 * result.requestsPerSecond) / Math.max(1, withoutWrites.requestsPerSecond)) / 100,
       writes: { perSecond: Math.round(writes.inserted / load.durationSeconds), ...writes },
       ceilingRequestsPerSecond: undefined,
       ratioToCeiling: undefined,
@@ -150,6 +155,7 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
     });
     log(
       `  ${scenario.name} with ${writesPerSecond} claims/s: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms ` +
+        `(${withoutWrites.requestsPerSecond} req/s, p99 ${withoutWrites.p99Ms} ms without, just before) ` +
         `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)`,
     );
   }
