@@ -102,6 +102,40 @@ export function createTrendingRepository(db: Database) {
       return rows.map((row) => row.key);
     },
 
+    /**
+     * passingFilters and entryVersions in one round trip, for a page that lies within `keys`: which
+     * of `keys` pass, in their order, and the versions of the `count` of those after the first
+     * `from` (the page), with `claimant`'s standing.
+     */
+    async passingWithVersions(
+      keys: number[],
+      filters: TrendingFilters,
+      now: Date,
+      page: { from: number; count: number },
+      claimant: string | undefined,
+    ): Promise<{ passing: number[]; versions: EntryVersionRow[] }> {
+      if (keys.length === 0) return { passing: [], versions: [] };
+      const rows = await queryRows<{ passing_key: number } & Partial<EntryVersionRow>>(
+        db,
+        sql`WITH passing AS MATERIALIZED (
+              SELECT r.key, r.ord FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS r(key, ord)
+                JOIN campaigns AS c ON c.key = r.key
+                ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
+              ${whereClause(filterConditions(filters, now))})
+            SELECT p.key AS passing_key, v.*
+              FROM passing AS p
+              LEFT JOIN trending_entry_versions(
+                ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord OFFSET ${page.from} LIMIT ${page.count}),
+                ${claimant ?? null}::text) AS v ON v.key = p.key
+             ORDER BY p.ord`,
+      );
+      const versions: EntryVersionRow[] = [];
+      for (const { passing_key: _, ...version } of rows) {
+        if (version.key !== undefined && version.key !== null) versions.push(version as EntryVersionRow);
+      }
+      return { passing: rows.map((row) => row.passing_key), versions };
+    },
+
     /** Everything the entries of campaigns `keys` show, in that order, `claimant`'s standing included. */
     async describeCampaigns(keys: number[], claimant: string | undefined): Promise<TrendingPageRow[]> {
       if (keys.length === 0) return [];

@@ -30,7 +30,8 @@ export interface DescribedEntry {
  * hundred rewards reads a version per campaign instead of describing every one again.
  *
  * `volumeOf` gives the volumes a caller already read at one instant (trending's ranking); without
- * it they are read from the claim windows at `now`.
+ * it they are read from the claim windows at `now`. `knownVersions` are `keys`' versions (with the
+ * claimant's standing) when the caller read them with its own statement.
  */
 export async function describeEntries(
   deps: EntryTextDeps,
@@ -38,12 +39,13 @@ export async function describeEntries(
   options: EntryOptions,
   now: Date,
   volumeOf?: (key: number) => CampaignVolume | undefined,
+  knownVersions?: EntryVersionRow[],
 ): Promise<Map<number, DescribedEntry>> {
   const described = new Map<number, DescribedEntry>();
   if (keys.length === 0) return described;
   const [volumes, versions] = await Promise.all([
     volumeOf ?? deps.windows.at(now).then((view) => (key: number) => view.volume(key)),
-    deps.trending.entryVersions(keys, options.claimant),
+    knownVersions ?? deps.trending.entryVersions(keys, options.claimant),
   ]);
   const built = new Map<number, BuiltEntry>();
   const versionOf = new Map<number, string>();

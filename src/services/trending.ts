@@ -42,20 +42,37 @@ export async function listTrending(deps: EntryTextDeps, request: TrendingRequest
   const end = page.offset + page.limit;
   const ranked = view.ranked(period);
   const onPage = new Map<number, CampaignVolume>();
+  // The first batch is filtered with the versions of the page it would hold (one round trip): when
+  // enough of it passes, as with most filters, those are the page's versions.
+  const first = take(ranked, Math.max(MIN_BATCH, 2 * end));
+  const volumeByKey = new Map(first.map((volume) => [volume.key, volume]));
+  const { passing, versions } = await deps.trending.passingWithVersions(
+    [...volumeByKey.keys()],
+    request.filters,
+    request.now,
+    { from: page.offset, count: page.limit },
+    request.claimant,
+  );
+  for (const key of passing.slice(page.offset, end)) onPage.set(key, volumeByKey.get(key)!);
   // Campaigns that passed the filters so far: the page starts at the `page.offset`th of them.
-  let passed = 0;
-  for (let batchSize = Math.max(MIN_BATCH, 2 * end); passed < end; batchSize *= 2) {
+  let passed = passing.length;
+  // Whether a later batch added to the page: then `versions` are not all of its versions.
+  let laterOnPage = false;
+  for (let batchSize = 2 * first.length; passed < end; batchSize *= 2) {
     const batch = take(ranked, batchSize);
     if (batch.length === 0) break;
-    const passing = new Set(await deps.trending.passingFilters(batch.map((volume) => volume.key), request.filters, request.now));
+    const passingBatch = new Set(await deps.trending.passingFilters(batch.map((volume) => volume.key), request.filters, request.now));
     for (const volume of batch) {
-      if (!passing.has(volume.key)) continue;
-      if (passed >= page.offset && passed < end) onPage.set(volume.key, volume);
+      if (!passingBatch.has(volume.key)) continue;
+      if (passed >= page.offset && passed < end) {
+        onPage.set(volume.key, volume);
+        laterOnPage = true;
+      }
       passed++;
     }
   }
   const keys = [...onPage.keys()];
-  const described = await describeEntries(deps, keys, request, request.now, (key) => onPage.get(key));
+  const described = await describeEntries(deps, keys, request, request.now, (key) => onPage.get(key), laterOnPage ? undefined : versions);
   return json.array(inOrder(keys, described), writeEntry).text('}').toBuffer();
 }
 
