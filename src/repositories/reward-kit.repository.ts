@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
 import type { PageRequest } from '../schemas/common.js';
 import { isActiveAt, whereClause } from './campaign-filters.js';
-import { entryFilterConditions, type TrendingFilters } from './trending.repository.js';
+import { type EntryVersionRow, entryFilterConditions, type TrendingFilters } from './trending.repository.js';
 
 export type RewardStatus = 'active' | 'claimed' | 'claimable';
 export type RewardSort = 'active' | 'recently-deployed';
@@ -22,20 +22,25 @@ export interface RewardClaimRow {
  */
 export function createRewardKitRepository(db: Database) {
   return {
-    /** A page of reward keys for GET /reward-kit/campaigns. */
-    async listRewardKeys(
+    /**
+     * A page of rewards for GET /reward-kit/campaigns, in order: each campaign's entry version and
+     * `claimant`'s standing (trending_entry_versions()), read with the page in one statement.
+     */
+    async listRewardVersions(
       status: RewardStatus,
       claimant: string | undefined,
       filters: TrendingFilters,
       sort: RewardSort,
       page: PageRequest,
       now: Date,
-    ): Promise<number[]> {
+    ): Promise<EntryVersionRow[]> {
       if (page.limit === 0) return [];
-      const rows = await queryRows<{ key: number }>(db, rewardsQuery(status, claimant, filters, sort, page, now), {
-        planPerValue: claimant !== undefined,
-      });
-      return rows.map((row) => row.key);
+      const keys = rewardsQuery(status, claimant, filters, sort, page, now);
+      return queryRows<EntryVersionRow>(
+        db,
+        sql`SELECT * FROM trending_entry_versions(ARRAY(${keys}), ${claimant ?? null}::text)`,
+        { planPerValue: claimant !== undefined },
+      );
     },
 
     /**

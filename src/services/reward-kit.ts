@@ -29,8 +29,13 @@ export interface RewardListRequest extends EntryOptions {
 }
 
 export async function listRewards(deps: RewardKitDeps, request: RewardListRequest): Promise<JsonBuffer<RewardList>> {
-  const keys = await deps.rewardKit.listRewardKeys(request.status, request.claimant, request.filters, request.sort, request.page, request.now);
-  const entries = inOrder(keys, await describeEntries(deps, keys, request, request.now));
+  // The page with its versions, and the claim volumes at the request's instant, side by side.
+  const [versions, view] = await Promise.all([
+    deps.rewardKit.listRewardVersions(request.status, request.claimant, request.filters, request.sort, request.page, request.now),
+    deps.windows.at(request.now),
+  ]);
+  const keys = versions.map((version) => version.key);
+  const entries = inOrder(keys, await describeEntries(deps, keys, request, request.now, (key) => view.volume(key), versions));
   return new JsonBytes().text('{"campaigns":').array(entries, writeEntry).text('}').toBuffer();
 }
 
