@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
+import { limitOffset } from './paging.js';
 import type { PageRequest } from '../schemas/common.js';
 import { withLiveFields } from './json-text.js';
 
@@ -35,7 +36,7 @@ export function createActivityRepository(db: Database) {
                               FROM claims AS w
                              WHERE w.campaign_key = c.key ${ofClaimant}
                              ORDER BY w.claimed_at DESC, w.id DESC
-                             LIMIT ${page.limit} OFFSET ${page.offset}) AS p) AS claims
+                             ${limitOffset(page.limit, page.offset)}) AS p) AS claims
               FROM campaigns AS c
               JOIN campaign_documents AS d ON d.campaign_key = c.key
               JOIN campaign_live AS l ON l.campaign_key = c.key

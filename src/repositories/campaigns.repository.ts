@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { limitOffset, limitThroughPage } from './paging.js';
 import { type Database, queryRows } from '../db/client.js';
 import type { PageRequest } from '../schemas/common.js';
 import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
@@ -138,16 +139,16 @@ function pageQuery(conditions: SQL[], sort: CampaignSort, page: PageRequest, now
   const keys =
     sort === 'recently-deployed'
       ? sql`SELECT c.key, 0 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
-            ${whereClause(conditions)} ${newestFirst} LIMIT ${page.limit} OFFSET ${page.offset}`
+            ${whereClause(conditions)} ${newestFirst} ${limitOffset(page.limit, page.offset)}`
       : // Active first: each half is read in index order up to the end of the page, then merged.
         sql`SELECT * FROM (
               (SELECT c.key, 0 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
-                ${whereClause([...conditions, isActiveAt(now)])} ${newestFirst} LIMIT ${page.offset + page.limit})
+                ${whereClause([...conditions, isActiveAt(now)])} ${newestFirst} ${limitThroughPage(page.limit, page.offset)})
               UNION ALL
               (SELECT c.key, 1 AS rank, c.block_timestamp, c.public_id FROM campaigns AS c
-                ${whereClause([...conditions, sql`NOT ${isActiveAt(now)}`])} ${newestFirst} LIMIT ${page.offset + page.limit})
+                ${whereClause([...conditions, sql`NOT ${isActiveAt(now)}`])} ${newestFirst} ${limitThroughPage(page.limit, page.offset)})
             ) AS halves
-            ORDER BY rank, block_timestamp DESC NULLS LAST, public_id LIMIT ${page.limit} OFFSET ${page.offset}`;
+            ORDER BY rank, block_timestamp DESC NULLS LAST, public_id ${limitOffset(page.limit, page.offset)}`;
   return sql`
     SELECT version, document, live, is_active
       FROM campaign_list_items(

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
+import { limitOffset } from './paging.js';
 import type { PageRequest } from '../schemas/common.js';
 import { isActiveAt, whereClause } from './campaign-filters.js';
 import { type EntryVersionRow, entryFilterConditions, type TrendingFilters } from './trending.repository.js';
@@ -132,7 +133,7 @@ function rewardsQuery(
   const conditions = entryFilterConditions(filters);
   // NULLS LAST as in the campaign indexes (drizzle writes DESC NULLS LAST), so the order is read from them.
   const newest = sql`c.block_timestamp DESC NULLS LAST, c.public_id`;
-  const paging = sql`LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const paging = limitOffset(page.limit, page.offset);
   const templates = sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id`;
   if (status === 'active' || claimant === undefined) {
     conditions.push(isActiveAt(now));
