@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
+import { limitOffset } from './paging.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, whereClause } from './campaign-filters.js';
 
 export interface TrendingFilters extends CampaignFilters {
@@ -125,7 +126,7 @@ export function createTrendingRepository(db: Database) {
             SELECT p.key AS passing_key, v.*
               FROM passing AS p
               LEFT JOIN trending_entry_versions(
-                ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord OFFSET ${page.from} LIMIT ${page.count}),
+                ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord ${limitOffset(page.count, page.from)}),
                 ${claimant ?? null}::text) AS v ON v.key = p.key
              ORDER BY p.ord`,
       );
