@@ -49,12 +49,13 @@ export function createRewardKitRepository(db: Database) {
      * each unused signature names, and the USD value of all the claimant's claims.
      */
     async findProfile(claimant: string, filters: TrendingFilters, limit: number, now: Date) {
+      // Named statements, planned once per connection: each list reads the claimant's own claims or
+      // signatures through their index whatever the claimant, so one generic plan serves all. Planned
+      // per request they took 1.3 of the profile's 4.5 ms of PostgreSQL time.
       const [claimed, claimable, active, totals] = await Promise.all([
-        queryRows<{ key: number }>(db, rewardsQuery('claimed', claimant, filters, 'latest', { limit, offset: 0 }, now), { planPerValue: true }),
-        queryRows<{ key: number }>(db, rewardsQuery('claimable', claimant, filters, 'latest', { limit, offset: 0 }, now), { planPerValue: true }),
-        queryRows<{ key: number }>(db, rewardsQuery('active', claimant, filters, 'recently-deployed', { limit, offset: 0 }, now), {
-          planPerValue: true,
-        }),
+        queryRows<{ key: number }>(db, rewardsQuery('claimed', claimant, filters, 'latest', { limit, offset: 0 }, now)),
+        queryRows<{ key: number }>(db, rewardsQuery('claimable', claimant, filters, 'latest', { limit, offset: 0 }, now)),
+        queryRows<{ key: number }>(db, rewardsQuery('active', claimant, filters, 'recently-deployed', { limit, offset: 0 }, now)),
         queryRows<{ usd: string }>(db, sql`SELECT coalesce(sum(usd_value), 0)::text AS usd FROM claims WHERE claimant = ${claimant}`),
       ]);
       const signatures = await queryRows<{ key: number; incentive_id: number }>(
