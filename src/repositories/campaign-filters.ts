@@ -28,9 +28,12 @@ export interface CampaignFilters {
   activeAt?: Date;
 }
 
-/** Started, not ended and budget left at `now`: never NULL, so `NOT isActiveAt(...)` is its complement. */
+/**
+ * Started, not ended and budget left at `now` (src/db/sql/campaign_is_active_at.sql, which the
+ * planner inlines): never NULL, so `NOT isActiveAt(...)` is its complement.
+ */
 export const isActiveAt = (now: Date): SQL =>
-  sql`((c.start_time IS NULL OR c.start_time <= ${now}) AND (c.end_time IS NULL OR c.end_time > ${now}) AND c.has_budget_left)`;
+  sql`campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, ${now})`;
 
 export function campaignFilterConditions(filters: CampaignFilters): SQL[] {
   const conditions: SQL[] = [];

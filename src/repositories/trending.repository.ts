@@ -106,7 +106,9 @@ export function createTrendingRepository(db: Database) {
     /**
      * passingFilters and entryVersions in one round trip, for a page that lies within `keys`: which
      * of `keys` pass, in their order, and the versions of the `count` of those after the first
-     * `from` (the page), with `claimant`'s standing.
+     * `from` (the page), with `claimant`'s standing. Without request filters (the token whitelist
+     * aside) this is one call of trending_batch_versions(), whose plan PostgreSQL keeps per server
+     * connection also behind a transaction pooler; with them the statement is written here.
      */
     async passingWithVersions(
       keys: number[],
@@ -116,9 +118,10 @@ export function createTrendingRepository(db: Database) {
       claimant: string | undefined,
     ): Promise<{ passing: number[]; versions: EntryVersionRow[] }> {
       if (keys.length === 0) return { passing: [], versions: [] };
-      const rows = await queryRows<{ passing_key: number } & Partial<EntryVersionRow>>(
-        db,
-        sql`WITH passing AS MATERIALIZED (
+      const statement = onlyTokenWhitelist(filters)
+        ? sql`SELECT * FROM trending_batch_versions(${sql.param(keys)}::integer[], ${now}, ${filters.tokenWhitelist},
+                                                    ${page.from}, ${page.count}, ${claimant ?? null}::text)`
+        : sql`WITH passing AS MATERIALIZED (
               SELECT r.key, r.ord FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS r(key, ord)
                 JOIN campaigns AS c ON c.key = r.key
                 ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
@@ -128,8 +131,8 @@ export function createTrendingRepository(db: Database) {
               LEFT JOIN trending_entry_versions(
                 ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord ${limitOffset(page.count, page.from)}),
                 ${claimant ?? null}::text) AS v ON v.key = p.key
-             ORDER BY p.ord`,
-      );
+             ORDER BY p.ord`;
+      const rows = await queryRows<{ passing_key: number } & Partial<EntryVersionRow>>(db, statement);
       const versions: EntryVersionRow[] = [];
       for (const { passing_key: _, ...version } of rows) {
         if (version.key !== undefined && version.key !== null) versions.push(version as EntryVersionRow);
@@ -166,6 +169,13 @@ export type TrendingRepository = ReturnType<typeof createTrendingRepository>;
 /** The shared campaign filters, the trending-only ones, and active at `now`, on `campaigns AS c` and its template `t`. */
 function filterConditions(filters: TrendingFilters, now: Date): SQL[] {
   return [...entryFilterConditions(filters), isActiveAt(now)];
+}
+
+/** Whether no filter is set but the token whitelist (an empty list sets none, as in entryFilterConditions). */
+function onlyTokenWhitelist(filters: TrendingFilters): boolean {
+  return Object.entries(filters).every(
+    ([name, value]) => name === 'tokenWhitelist' || value === undefined || (Array.isArray(value) && value.length === 0),
+  );
 }
 
 /**

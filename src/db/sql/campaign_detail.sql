@@ -14,7 +14,7 @@ BEGIN
   RETURN QUERY
   SELECT d.detail,
          array_to_string(l.incentive_fields || l.detail_totals, chr(1)),
-         (c.start_time IS NULL OR c.start_time <= at) AND (c.end_time IS NULL OR c.end_time > at) AND c.has_budget_left
+         campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, at)
     FROM campaigns AS c
     JOIN campaign_documents AS d ON d.campaign_key = c.key
     JOIN campaign_live AS l ON l.campaign_key = c.key

@@ -17,7 +17,7 @@ BEGIN
   SELECT v.value::text,
          d.list_item,
          array_to_string(l.incentive_fields || l.list_totals, chr(1)),
-         (c.start_time IS NULL OR c.start_time <= at) AND (c.end_time IS NULL OR c.end_time > at) AND c.has_budget_left
+         campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, at)
     FROM campaign_set_version AS v
     LEFT JOIN (unnest(keys) WITH ORDINALITY AS page(key, ord)
                JOIN campaigns AS c ON c.key = page.key
