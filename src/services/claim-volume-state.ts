@@ -198,8 +198,12 @@ export class ClaimVolumeState {
   /**
    * Every named contract's volumes as last described, until one of their totals changes: explore
    * asks for them on every request, and describing 170 contracts each time was a fifth of its CPU.
+   * Each contract is described again only when its own totals change: with claims streaming in,
+   * describing every contract after every claim made objects that lived until the next claim, which
+   * V8 then allocated straight in the old generation (11 MB/s at 200 claims/s, peak RSS 367 MB).
    */
   private describedContracts: readonly ContractVolume[] | undefined;
+  private describedContract: (ContractVolume | undefined)[] = [];
 
   constructor(nowMs: number) {
     this.nowUs = nowMs * 1000;
@@ -271,6 +275,7 @@ export class ClaimVolumeState {
   setContracts(contracts: ContractTargets[]): void {
     this.contracts = contracts;
     this.describedContracts = undefined;
+    this.describedContract = [];
     this.targets = TargetIndex.of(contracts);
     for (let row = 0; row < this.rowCount; row++) this.targetOfRow[row] = this.targets.positionOf(this.keys[row]!);
     this.newestBlock = contracts.map((contract) => contract.blockTimestamps.reduce((newest, at) => Math.max(newest, at), 0));
@@ -297,13 +302,14 @@ export class ClaimVolumeState {
   contractVolumes(onlyCampaigns?: ReadonlySet<number>): readonly ContractVolume[] {
     if (!onlyCampaigns) {
       this.describedContracts ??= Object.freeze(
-        this.contracts.map((contract, index) =>
-          Object.freeze(
-            describeContract(contract, contract.campaignKeys.length, this.newestBlock[index]!, (window) => ({
-              claims: this.contractClaims[window]![index]!,
-              usdMicros: this.contractUsd[window]![index]!,
-            })),
-          ),
+        this.contracts.map(
+          (contract, index) =>
+            (this.describedContract[index] ??= Object.freeze(
+              describeContract(contract, contract.campaignKeys.length, this.newestBlock[index]!, (window) => ({
+                claims: this.contractClaims[window]![index]!,
+                usdMicros: this.contractUsd[window]![index]!,
+              })),
+            )),
         ),
       );
       return this.describedContracts;
@@ -354,6 +360,7 @@ export class ClaimVolumeState {
       for (let at = starts[target]!; at < starts[target + 1]!; at++) {
         this.contractClaims[window]![contracts[at]!]! += sign;
         this.contractUsd[window]![contracts[at]!]! += usd;
+        this.describedContract[contracts[at]!] = undefined;
       }
     }
     this.dirty.add(row);

@@ -65,15 +65,17 @@ function sortedVolumes(volumes: readonly ContractVolume[], { sortBy, timePeriod 
         return volume.newestBlockTimestamp;
     }
   };
-  // Each volume's sort value read once, not twice per comparison.
-  const sorted = volumes
-    .map((volume) => ({ volume, value: primary(volume) }))
-    .sort((a, b) => {
-      if (a.value !== b.value) return a.value > b.value ? -1 : 1;
-      if (a.volume.chainId !== b.volume.chainId) return a.volume.chainId - b.volume.chainId;
-      return a.volume.address < b.volume.address ? -1 : a.volume.address > b.volume.address ? 1 : 0;
-    })
-    .map(({ volume }) => volume);
+  // Each volume's sort value read once, not twice per comparison; positions are sorted, not
+  // wrapper objects: with claims streaming in, this runs after every claim to a named contract.
+  const values = Float64Array.from(volumes, primary);
+  const positions = Array.from(volumes.keys()).sort((a, b) => {
+    if (values[a] !== values[b]) return values[a]! > values[b]! ? -1 : 1;
+    const first = volumes[a]!;
+    const second = volumes[b]!;
+    if (first.chainId !== second.chainId) return first.chainId - second.chainId;
+    return first.address < second.address ? -1 : first.address > second.address ? 1 : 0;
+  });
+  const sorted = positions.map((position) => volumes[position]!);
   // A creator's list is made per request: kept with it, its sort goes when it does.
   if (sorts === undefined) sortedByList.set(volumes, (sorts = new Map<string, readonly ContractVolume[]>()));
   sorts.set(order, sorted);

@@ -110,6 +110,10 @@ describe('ClaimVolumeState', () => {
     const second = state.contractVolumes();
     expect(second).not.toBe(first);
     expect(second[0]!.windows['1h']).toEqual({ claims: 1, usdMicros: 5 });
+    // Only the contracts whose totals changed are described again: campaign 100 targets A alone.
+    expect(second[0]).not.toBe(first[0]);
+    expect(second[1]).toBe(first[1]);
+    expect(second[2]).toBe(first[2]);
     // The claim leaves the hour: that changes a total too.
     state.advanceTo(T + 2 * 60_000);
     expect(state.contractVolumes()).not.toBe(second);
