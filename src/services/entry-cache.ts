@@ -30,10 +30,17 @@ export interface EntryCacheOptions {
 interface Kept {
   entry: BuiltEntry;
   expiresAt: number;
+  /** Used since it was kept or last spared: spared once more when its turn to go comes. */
+  used: boolean;
 }
 
 /**
- * The built entries of the trending and reward-kit operations, by campaign key: a bounded least-recently-used map.
+ * The built entries of the trending and reward-kit operations, by campaign key: a bounded map that
+ * lets the least recently used go first, approximately (second chance: the oldest entry goes unless
+ * it was used since, which sends it to the back). A hit only marks its entry: moving it to the back
+ * of the Map on every hit filled the Map's table with deleted slots, and rebuilding that table every
+ * few thousand hits (tens of kilobytes each time, kept by the long-lived Map) was the largest thing
+ * the reward-kit list promoted to the old generation.
  * An entry is returned only for the version it was built at, so a changed campaign is built again.
  */
 export class EntryCache {
@@ -59,20 +66,24 @@ export class EntryCache {
       return undefined;
     }
     this.reused++;
-    // Most recently used last: a Map iterates in insertion order.
-    this.kept.delete(key);
-    this.kept.set(key, kept);
+    kept.used = true;
     return kept.entry;
   }
 
   set(key: number, entry: BuiltEntry): void {
     if (this.options.maxEntries === 0) return;
     this.kept.delete(key);
-    this.kept.set(key, { entry, expiresAt: this.now() + this.options.maxAgeMs });
-    if (this.kept.size > this.options.maxEntries) {
-      const oldest = this.kept.keys().next();
-      if (!oldest.done) this.kept.delete(oldest.value);
+    // Room first, so that the entry being kept is not the one to go. A Map iterates in insertion
+    // order: the oldest first. Each entry is spared at most once per round, so this ends.
+    while (this.kept.size >= this.options.maxEntries) {
+      const [oldestKey, oldest] = this.kept.entries().next().value!;
+      this.kept.delete(oldestKey);
+      if (oldest.used) {
+        oldest.used = false;
+        this.kept.set(oldestKey, oldest);
+      }
     }
+    this.kept.set(key, { entry, expiresAt: this.now() + this.options.maxAgeMs, used: false });
   }
 
   get size(): number {
