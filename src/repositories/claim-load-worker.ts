@@ -24,6 +24,7 @@ export interface ClaimLoadRequest {
 export interface TransferredChunk {
   campaigns: { keys: Int32Array<ArrayBuffer>; public_ids: string[] };
   claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer> };
+  perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer> };
 }
 
 /** A failure as the worker reports it: what the error handler classifies errors by. */
@@ -53,6 +54,9 @@ async function send(chunk: ClaimChunk): Promise<void> {
       claimed_at_us: Float64Array.from(chunk.claims.claimed_at_us),
       usd_micros: Float64Array.from(chunk.claims.usd_micros),
     },
+    ...(chunk.perMinute && {
+      perMinute: { starts_us: Float64Array.from(chunk.perMinute.starts_us), counts: Int32Array.from(chunk.perMinute.counts) },
+    }),
   };
   await taken;
   taken = nextTaken();
@@ -61,6 +65,7 @@ async function send(chunk: ClaimChunk): Promise<void> {
     transferred.claims.campaign_keys.buffer,
     transferred.claims.claimed_at_us.buffer,
     transferred.claims.usd_micros.buffer,
+    ...(transferred.perMinute ? [transferred.perMinute.starts_us.buffer, transferred.perMinute.counts.buffer] : []),
   ]);
 }
 

@@ -29,10 +29,21 @@ export interface ClaimColumns {
   usd_micros: ArrayLike<number>;
 }
 
-/** A slice of what a load reads: the claims of a range of campaigns, and those campaigns' public IDs. */
+/** How many claims a load holds per minute: each minute's start (microseconds since the epoch) and count. */
+export interface ClaimsPerMinute {
+  starts_us: ArrayLike<number>;
+  counts: ArrayLike<number>;
+}
+
+/**
+ * A slice of what a load reads: the claims of a range of campaigns, and those campaigns' public IDs.
+ * A load's first chunk holds no claims but `perMinute`, all of the load's claims counted by minute, so
+ * that what keeps them can size its storage once instead of growing it.
+ */
 export interface ClaimChunk {
   campaigns: { keys: ArrayLike<number>; public_ids: string[] };
   claims: ClaimColumns;
+  perMinute?: ClaimsPerMinute;
 }
 
 /** Where a load stopped: the feed position its claims are as of, and the campaign set's version then. */
@@ -95,7 +106,7 @@ export function createClaimWindowsRepository(db: Database) {
       from: Date,
       timeoutMs: number,
       onChunk: (chunk: ClaimChunk) => Promise<void> | void,
-      keysPerChunk = LOAD_CHUNK,
+      chunkSize: LoadChunkSize = LOAD_CHUNK,
     ): Promise<LoadedClaims> {
       return db.transaction(
         async (tx) => {
@@ -106,16 +117,42 @@ export function createClaimWindowsRepository(db: Database) {
             tx,
             sql`SELECT ${position}, (SELECT max(key) FROM campaigns) AS max_key`,
           );
-          for (let low = 0; low <= (head!.max_key ?? -1); low += keysPerChunk) {
-            const high = low + keysPerChunk;
-            const [claims] = await queryRows<{ campaign_keys: number[]; claimed_at_us: number[]; usd_micros: number[] }>(
+          const [perMinute] = await queryRows<ClaimsPerMinute>(
+            tx,
+            sql`SELECT coalesce(array_agg(minute_us ORDER BY minute_us), '{}') AS starts_us, coalesce(array_agg(claims ORDER BY minute_us), '{}') AS counts
+                  FROM (SELECT (floor(EXTRACT(EPOCH FROM claimed_at) / 60) * 60000000)::float8 AS minute_us, count(*)::integer AS claims
+                          FROM claims
+                         WHERE claimed_at > ${from}
+                         GROUP BY 1) AS minutes`,
+          );
+          await onChunk({ campaigns: { keys: [], public_ids: [] }, claims: { campaign_keys: [], claimed_at_us: [], usd_micros: [] }, perMinute: perMinute! });
+          // Within a range of keys, the claims after `after` (in the index's order): a busy campaign's
+          // claims come in several chunks.
+          let after: { key: number; claimedAt: string; id: string } | undefined;
+          for (let low = 0; low <= (head!.max_key ?? -1); ) {
+            const high = low + chunkSize.keys;
+            const [claims] = await queryRows<ChunkRow>(
               tx,
-              sql`SELECT coalesce(array_agg(campaign_key ORDER BY campaign_key, claimed_at), '{}') AS campaign_keys,
-                         coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at), '{}') AS claimed_at_us,
-                         coalesce(array_agg((usd_value * 1000000)::float8 ORDER BY campaign_key, claimed_at), '{}') AS usd_micros
-                    FROM claims
-                   WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}`,
+              sql`WITH page AS (
+                    SELECT campaign_key, claimed_at, id, usd_value
+                      FROM claims
+                     WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}
+                       ${after === undefined ? sql`` : sql`AND (campaign_key, claimed_at, id) > (${after.key}, ${after.claimedAt}::timestamptz, ${after.id}::bigint)`}
+                     ORDER BY campaign_key, claimed_at, id
+                     LIMIT ${chunkSize.claims})
+                  SELECT coalesce(array_agg(campaign_key ORDER BY campaign_key, claimed_at, id), '{}') AS campaign_keys,
+                         coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS claimed_at_us,
+                         coalesce(array_agg((usd_value * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS usd_micros,
+                         (SELECT json_build_object('key', campaign_key, 'claimedAt', claimed_at, 'id', id::text)
+                            FROM page ORDER BY campaign_key DESC, claimed_at DESC, id DESC LIMIT 1) AS last
+                    FROM page`,
             );
+            // A full page may have more after it in this range; a short one ends the range.
+            if (claims!.campaign_keys.length === chunkSize.claims) after = claims!.last!;
+            else {
+              after = undefined;
+              low = high;
+            }
             if (claims!.campaign_keys.length === 0) continue;
             const [campaigns] = await queryRows<{ keys: number[]; public_ids: string[] }>(
               tx,
@@ -123,7 +160,8 @@ export function createClaimWindowsRepository(db: Database) {
                     FROM campaigns
                    WHERE key = ANY(${sql.param([...new Set(claims!.campaign_keys)])}::integer[])`,
             );
-            await onChunk({ campaigns: campaigns!, claims: claims! });
+            const { campaign_keys, claimed_at_us, usd_micros } = claims!;
+            await onChunk({ campaigns: campaigns!, claims: { campaign_keys, claimed_at_us, usd_micros } });
           }
           return { position: { snapshot: head!.snapshot, atMs: head!.at_ms }, version: head!.version };
         },
@@ -171,14 +209,33 @@ export type ClaimWindowsRepository = ReturnType<typeof createClaimWindowsReposit
 /** The oldest claims a load reads: those of the longest window before `now`. */
 export const loadFrom = (now: Date): Date => new Date(now.getTime() - LONGEST_MS);
 
+/** How much one chunk of a load holds at most: the claims of `keys` consecutive campaign keys, at most `claims` of them. */
+export interface LoadChunkSize {
+  keys: number;
+  claims: number;
+}
+
+interface ChunkRow {
+  campaign_keys: number[];
+  claimed_at_us: number[];
+  usd_micros: number[];
+  /** The chunk's last claim, where the next chunk of the same keys starts after. */
+  last: { key: number; claimedAt: string; id: string } | null;
+}
+
 /**
- * Campaign keys per chunk of a load: a chunk's arrays are parsed and applied in one go, blocking the
- * event loop meanwhile (about 2,500 claims at a million claims per 100,000 campaigns). Small enough
- * that each array's text (about 17 bytes a claim) stays under V8's 128 KB large-object size: with
- * 1,000 keys, the texts went to the large-object space, outlived the parsing and stayed there until
- * a full collection (48 MB of it after a load of the 100k set, 25 MB with 250 keys; same load time).
+ * A chunk's arrays are parsed and applied in one go, blocking the event loop meanwhile (about 2,500
+ * claims at a million claims per 100,000 campaigns). Small enough that each array's text (about 17
+ * bytes a claim) stays under V8's 128 KB large-object size: with 1,000 keys, the texts went to the
+ * large-object space, outlived the parsing and stayed there until a full collection (48 MB of it
+ * after a load of the 100k set, 25 MB with 250 keys; same load time).
+ *
+ * The claims are bounded too: one busy campaign (472,000 claims in a week of the benchmark set) made
+ * one chunk of 16 MB of text, for which the driver grew its read buffer to 16 MB. Freeing a block
+ * that large raises glibc's thresholds for returning memory to the system (to 16 and 32 MB, for
+ * the process's life), and the server then kept ~40 MB of freed memory resident.
  */
-const LOAD_CHUNK = 250;
+const LOAD_CHUNK: LoadChunkSize = { keys: 250, claims: 5_000 };
 
 /** More changes than this at once (a bulk write) are cheaper to reload than to read from the feed. */
 const MAX_CHANGES = 50_000;

@@ -120,13 +120,25 @@ class Bucket {
   rows!: Int32Array;
   usd!: Float64Array;
 
-  constructor(readonly startUs: number) {
-    this.allocate(FIRST_CAPACITY);
+  constructor(
+    readonly startUs: number,
+    capacity = FIRST_CAPACITY,
+  ) {
+    this.allocate(capacity);
+  }
+
+  get capacity(): number {
+    return this.usd.length;
   }
 
   /** Room for one more, doubling the buffer when it is full. */
   reserve(): void {
     if (this.length === this.usd.length) this.allocate(this.usd.length * 2);
+  }
+
+  /** Room for `count` more at least, in one buffer of that size. */
+  reserveFor(count: number): void {
+    if (this.length + count > this.usd.length) this.allocate(this.length + count);
   }
 
   /** Inserts a contribution at `position`, after moving the later ones up. */
@@ -247,6 +259,33 @@ export class ClaimVolumeState {
     const row = this.rowOf(key);
     if (row < 0) return undefined;
     return this.published[row] ?? this.volumeOf(row);
+  }
+
+  /**
+   * Makes room for claims yet to be applied, counted per minute (`startsUs[i]` the minute's start),
+   * each bucket in one buffer of its final size: a load of a week that grew its thousand buckets by
+   * doubling, interleaved, and then trimmed them left the allocator with ~18 MB of freed holes it
+   * kept resident. A bucket is ten minutes, so a minute lies within one bucket.
+   */
+  reserve(startsUs: ArrayLike<number>, counts: ArrayLike<number>): void {
+    const perBucket = new Map<number, number>();
+    for (let index = 0; index < startsUs.length; index++) {
+      const bucket = Math.floor(startsUs[index]! / BUCKET_US);
+      perBucket.set(bucket, (perBucket.get(bucket) ?? 0) + counts[index]!);
+    }
+    for (const index of [...perBucket.keys()].sort((a, b) => a - b)) {
+      const count = perBucket.get(index)!;
+      const bucket = this.buckets.get(index);
+      if (bucket) bucket.reserveFor(count);
+      else this.buckets.set(index, new Bucket(index * BUCKET_US, count));
+    }
+  }
+
+  /** Contributions the buckets have room for (their size in memory is 16 bytes each). */
+  get capacity(): number {
+    let slots = 0;
+    for (const bucket of this.buckets.values()) slots += bucket.capacity;
+    return slots;
   }
 
   /** Gives back the room the buckets' growth left (after a load, when most will not grow again). */

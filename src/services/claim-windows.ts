@@ -187,6 +187,7 @@ export class ClaimWindows {
       ? loadInWorker(workerConnection)
       : (from, timeoutMs, onChunk) => this.repository.load(from, timeoutMs, onChunk);
     const applyChunk = async (chunk: ClaimChunk) => {
+      if (chunk.perMinute) state.reserve(chunk.perMinute.starts_us, chunk.perMinute.counts);
       state.apply(contributionsOf(chunk));
       // A week of claims is applied in slices: requests waiting on other things run in between.
       await new Promise((resolve) => setImmediate(resolve));
@@ -201,7 +202,7 @@ export class ClaimWindows {
     this.position = loaded.position;
     this.version = loaded.version;
     const thread = workerConnection ? 'worker' : 'main';
-    this.options.logger.info({ reason, thread, claims: state.size, ms: Date.now() - started }, 'claim volumes loaded');
+    this.options.logger.info({ reason, thread, claims: state.size, slots: state.capacity, ms: Date.now() - started }, 'claim volumes loaded');
   }
 
   private schedule(delayMs: number): void {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadInWorker } from '../../src/repositories/claim-load-in-worker.js';
-import { type ClaimChunk, type ClaimLoader, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { type ClaimChunk, type ClaimLoader, type ClaimsPerMinute, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
@@ -14,7 +14,10 @@ const LOADED_FROM = new Date(NOW.getTime() - 6.5 * 24 * HOUR);
 function collector() {
   const claims: [number, string, number, number][] = [];
   let chunks = 0;
+  const perMinute: ClaimsPerMinute[] = [];
   const collect = (chunk: ClaimChunk) => {
+    if (chunk.perMinute) perMinute.push(chunk.perMinute);
+    if (chunk.claims.campaign_keys.length === 0) return;
     chunks++;
     const ids = new Map<number, string>();
     for (let index = 0; index < chunk.campaigns.keys.length; index++) ids.set(chunk.campaigns.keys[index]!, chunk.campaigns.public_ids[index]!);
@@ -23,7 +26,7 @@ function collector() {
       claims.push([key, ids.get(key)!, chunk.claims.claimed_at_us[index]!, chunk.claims.usd_micros[index]!]);
     }
   };
-  return { claims, collect, chunks: () => chunks };
+  return { claims, collect, chunks: () => chunks, perMinute };
 }
 
 /** Campaign i: i + 1 claims of i.25 USD, i days ago (those of 7 days or more are not loaded). */
@@ -49,10 +52,10 @@ describe('claim windows repository: load', () => {
   });
   afterAll(() => database.close());
 
-  const loadAll = async (keysPerChunk: number) => {
-    const { claims, collect, chunks } = collector();
-    await createClaimWindowsRepository(database.db).load(LOADED_FROM, 60_000, collect, keysPerChunk);
-    return { claims, chunks: chunks() };
+  const loadAll = async (keys: number, claimsPerChunk = 1000) => {
+    const { claims, collect, chunks, perMinute } = collector();
+    await createClaimWindowsRepository(database.db).load(LOADED_FROM, 60_000, collect, { keys, claims: claimsPerChunk });
+    return { claims, chunks: chunks(), perMinute };
   };
 
   it('reads the same claims, with their campaigns public IDs, whatever the size of its chunks', async () => {
@@ -66,6 +69,33 @@ describe('claim windows repository: load', () => {
       const chunked = await loadAll(keysPerChunk);
       expect(chunked.chunks).toBeGreaterThan(1);
       expect(chunked.claims, `chunks of ${keysPerChunk}`).toEqual(whole.claims);
+    }
+  });
+
+  it('first counts the claims it will read per minute, so their storage is sized once', async () => {
+    const { claims, perMinute } = await loadAll(3);
+    expect(perMinute).toHaveLength(1);
+    const { starts_us, counts } = perMinute[0]!;
+    const expected = new Map<number, number>();
+    for (const [, , claimedAtUs] of claims) {
+      const minute = Math.floor(claimedAtUs / 60_000_000) * 60_000_000;
+      expected.set(minute, (expected.get(minute) ?? 0) + 1);
+    }
+    expect(new Map(Array.from(starts_us, (start, index) => [start, counts[index]!]))).toEqual(expected);
+  });
+
+  it("splits a range's claims into chunks of at most the claims it is given, none lost or read twice", async () => {
+    const whole = await loadAll(1000);
+    // 28 claims: with at most 4 a chunk, campaign 6's seven claims take two chunks; a page that
+    // comes out exactly full (campaigns 0-2 in chunks of 3 keys: 6 claims, at most 3) is followed by an empty one.
+    for (const [keys, claimsPerChunk] of [
+      [1000, 4],
+      [3, 3],
+      [1, 1],
+    ] as const) {
+      const chunked = await loadAll(keys, claimsPerChunk);
+      expect(chunked.chunks, `${keys} keys, ${claimsPerChunk} claims`).toBeGreaterThanOrEqual(Math.ceil(whole.claims.length / claimsPerChunk));
+      expect(chunked.claims, `${keys} keys, ${claimsPerChunk} claims`).toEqual(whole.claims);
     }
   });
 });
@@ -101,6 +131,9 @@ describe.skipIf(inject('testDatabase').kind !== 'postgres')('claim windows load 
 
     expect(there.claims).toEqual(here.claims);
     expect(there.claims).toHaveLength(28);
+    expect(there.perMinute.map(({ starts_us, counts }) => [Array.from(starts_us), Array.from(counts)])).toEqual(
+      here.perMinute.map(({ starts_us, counts }) => [Array.from(starts_us), Array.from(counts)]),
+    );
     expect(overlapping).toBe(false);
     expect(loaded.version).toBe(version);
     expect(loaded.position.snapshot).toMatch(/^\d+:\d+:/);

@@ -123,6 +123,27 @@ describe('ClaimVolumeState', () => {
     expect(state.contractVolumes(new Set([100]))).not.toBe(state.contractVolumes(new Set([100])));
   });
 
+  it('sizes its storage once for claims counted per minute in advance, as a load does', () => {
+    const state = new ClaimVolumeState(T);
+    // Three minutes, the first two in one ten-minute bucket, the third in the next hour.
+    const minutes = [T - 20 * 60_000, T - 19 * 60_000, T - 5 * 60_000].map((ms) => Math.floor(ms / 60_000) * 60_000);
+    const counts = [40, 25, 3];
+    state.reserve(
+      minutes.map((ms) => ms * 1000),
+      counts,
+    );
+    const claims = minutes.flatMap((ms, index) =>
+      Array.from({ length: counts[index]! }, (_, at) => ({ campaignKey: 7 + (at % 3), publicId: `k${7 + (at % 3)}`, claimedAtUs: (ms + at) * 1000, usdMicros: at + 1, sign: 1 }) satisfies ClaimContribution),
+    );
+    // Out of time order: sizing does not assume the order claims come in.
+    state.apply(claims.reverse());
+    expect(state.size).toBe(68);
+    expect(state.capacity).toBe(68);
+    const total = claims.filter((claim) => claim.campaignKey === 7);
+    expect(state.volume(7)?.claims('1h')).toBe(total.length);
+    expect(state.volume(7)?.usdMicros('1h')).toBe(total.reduce((sum, claim) => sum + claim.usdMicros, 0));
+  });
+
   it('forgets claims once they are older than the longest window', () => {
     const state = new ClaimVolumeState(T);
     state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
@@ -154,6 +175,8 @@ function checkScenario(scenario: Step[]): void {
   const state = new ClaimVolumeState(nowMs);
   const claims: ClaimContribution[] = [];
   let contracts: ContractTargets[] = [];
+  // Room sized for claims that may or may not come: sizing never changes what is counted.
+  state.reserve([(T - HOUR) * 1000, T * 1000, (T + 61_000) * 1000], [3, 1, 2]);
   for (const [index, current] of scenario.entries()) {
     if (index === Math.floor(scenario.length / 2)) {
       contracts = CONTRACTS;
