@@ -1,18 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable, QUERY_READ_TIMEOUT } from '../plugins/error-handler.js';
-import { migratePglite, migratePostgres } from './migrate.js';
+import { migratePostgres } from './migrate.js';
 import { isSubmittable } from './submittable.js';
 import { transactionPooledClient } from './transaction-pooling.js';
 import * as schema from './schema.js';
@@ -91,9 +88,11 @@ export type DatabaseSettings = Pick<
   >;
 
 export async function openDatabase(settings: DatabaseSettings, logger?: Logger): Promise<DatabaseHandle> {
-  return settings.DATABASE_URL
-    ? openPostgres(settings.DATABASE_URL, settings, logger)
-    : openPglite(settings.PGLITE_DATA_DIR);
+  if (settings.DATABASE_URL) return openPostgres(settings.DATABASE_URL, settings, logger);
+  // Loaded only when used: PGlite's code (and Drizzle's driver for it) is ~17 MB of a process's
+  // memory that a server on PostgreSQL never needs.
+  const { openPglite } = await import('./pglite.js');
+  return openPglite(settings.PGLITE_DATA_DIR);
 }
 
 function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger): DatabaseHandle {
@@ -338,46 +337,9 @@ function queryWithin(pool: pg.Pool, config: unknown, values: unknown, timeoutMs:
   });
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  const inMemory = dataDir.startsWith('memory://');
-  if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, {
-    // Match node-postgres, which returns int8 as a string, so raw queries behave the same on both drivers.
-    parsers: { [pgliteTypes.INT8]: (value: string) => value },
-  });
-  return wrapPglite(client, inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite at ${dataDir}`);
-}
+export const dialect = new PgDialect();
 
-/** Wraps an open PGlite instance; tests use it to hand a cloned database to the app. */
-export function wrapPglite(client: PGlite, location: string): DatabaseHandle {
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
-  return {
-    db,
-    read: db,
-    kind: 'pglite',
-    location,
-    ping: (timeoutMs) => withTimeout(client.query('SELECT 1').then(() => undefined), timeoutMs),
-    verify: async () => undefined,
-    migrate: () => migratePglite(client),
-    bulkTransaction: (work) =>
-      client.transaction((tx) =>
-        work({
-          query: async <Row>(query: SQL) => {
-            const { sql: text, params } = dialect.sqlToQuery(query);
-            return (await tx.query<Row>(text, params)).rows;
-          },
-          copyFrom: async (table, columns, data) => {
-            await tx.query(copyStatement(table, columns, "'/dev/blob'"), [], { blob: new Blob([data]) });
-          },
-        }),
-      ),
-    close: () => client.close(),
-  };
-}
-
-const dialect = new PgDialect();
-
-function copyStatement(table: string, columns: string[], source: string): string {
+export function copyStatement(table: string, columns: string[], source: string): string {
   const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
   return `COPY ${quote(table)} (${columns.map(quote).join(', ')}) FROM ${source}`;
 }
@@ -434,7 +396,7 @@ const DRIZZLE_TYPES: pg.CustomTypesConfig = {
     RAW_TYPE_IDS.has(typeId) ? asText : (pg.types.getTypeParser(typeId, 'text') as (value: string) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);

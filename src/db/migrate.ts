@@ -2,8 +2,6 @@ import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePgliteDb } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { describePostgresUrl } from './url.js';
 
@@ -60,7 +58,9 @@ interface DrizzleInternals {
 
 /** PGlite is a single connection owned by this process, so no lock is needed. */
 export async function migratePglite(client: PGlite): Promise<void> {
-  await migratePgliteDb(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+  // Drizzle's PGlite driver only where PGlite runs (see openDatabase).
+  const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+  await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
 }
 
 function describeConnectError(error: unknown): string {

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openDatabase, wrapPglite } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { wrapPglite } from '../../src/db/pglite.js';
 import { withDatabase } from './test-server.js';
 
 
