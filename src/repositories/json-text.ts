@@ -30,8 +30,3 @@ export function withLiveFields(document: string, live: string): string {
 export function withIsActive<T>(document: string, isActive: boolean): JsonText<T> {
   return `${document.slice(0, -1)}, "isActive": ${isActive}}` as JsonText<T>;
 }
-
-/** A JSON array of already serialized elements. */
-export function jsonArray(elements: readonly string[]): string {
-  return `[${elements.join(', ')}]`;
-}

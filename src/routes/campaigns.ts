@@ -9,10 +9,10 @@ import {
 import { CAMPAIGN_DETAIL_EXAMPLE, CAMPAIGN_LIST_EXAMPLE } from '../schemas/campaign-examples.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ref } from '../schemas/typebox.js';
-import { jsonArray } from '../repositories/json-text.js';
 import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
+import { JsonBytes } from '../services/json-bytes.js';
 
 
 /** The public campaign operations: the filtered, paginated list and one campaign by ID. */
@@ -46,7 +46,10 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
         activeAt: query.showActiveOnly === true ? now : undefined,
       };
       const page = await campaigns.listCampaigns(filters, query.sortBy ?? 'recently-deployed', pageRequest(query), now);
-      return sendJsonText<CampaignList>(reply, `{"campaigns": ${jsonArray(page.items)}, "totalCampaigns": ${page.total}}`);
+      return sendJsonText(
+        reply,
+        new JsonBytes().text('{"campaigns": ').elements(page.items).text(`, "totalCampaigns": ${page.total}}`).toBuffer<CampaignList>(),
+      );
     },
   );
 

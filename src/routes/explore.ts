@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.js';
-import { jsonArray } from '../repositories/json-text.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ActivityPage, ActivityParams, ActivityQuery, ExploreList, ExploreQuery } from '../schemas/explore.js';
 import type { Incentive } from '../schemas/incentives.js';
@@ -11,6 +10,7 @@ import { normaliseCampaignId } from './campaign-filter-input.js';
 import { exploreRequest } from './contracts.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
+import { JsonBytes } from '../services/json-bytes.js';
 
 /** GET /explore and GET /campaigns/{id}/activity (decisions section 9). */
 export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -37,7 +37,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { query } = request;
       const { items, total } = await exploreCampaigns(app.claimWindows, campaigns, contracts, exploreRequest(query, app.clock()));
-      return sendJsonText<ExploreList>(reply, `{"campaigns": ${jsonArray(items)}, "totalCount": ${total}}`);
+      return sendJsonText(reply, new JsonBytes().text('{"campaigns": ').elements(items).text(`, "totalCount": ${total}}`).toBuffer<ExploreList>());
     },
   );
 
