@@ -54,7 +54,13 @@ export function createAccessListsRepository(db: Database) {
         db.select({ total: count() }).from(accessLists).where(where),
       ]);
       return {
-        accesslists: rows.map((row) => ({ ...row, memberCount: Number(row.memberCount), createdAt: row.createdAt.toISOString() })),
+        accesslists: rows.map(({ id, name, memberCount, createdAt, icon }) => ({
+          id,
+          name,
+          memberCount: Number(memberCount),
+          createdAt: createdAt.toISOString(),
+          icon,
+        })),
         totalAccesslists: total?.total ?? 0,
       };
     },

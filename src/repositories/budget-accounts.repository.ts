@@ -66,7 +66,9 @@ export function createBudgetAccountsRepository(db: Database) {
       );
       if (row === undefined) return null;
       const { hidden, label, members, deprecated, ...head } = toListItem(row);
-      return { ...head, ownerEmail: null, hidden, label, members, deprecated };
+      // ownerEmail goes after head's fields; Object.assign rather than `{ ...head, ... }`, whose new
+      // hidden class per call lives in the old generation (docs/design.md).
+      return Object.assign(head, { ownerEmail: null, hidden, label, members, deprecated });
     },
   };
 }

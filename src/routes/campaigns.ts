@@ -40,11 +40,11 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { query } = request;
       const now = app.clock();
-      const filters = {
-        ...campaignFiltersFrom(query),
+      // Added to the fresh object rather than spread into a new one: see docs/design.md (hidden classes).
+      const filters = Object.assign(campaignFiltersFrom(query), {
         actionTemplateOnly: query.actionTemplateOnly,
         activeAt: query.showActiveOnly === true ? now : undefined,
-      };
+      });
       const page = await campaigns.listCampaigns(filters, query.sortBy ?? 'recently-deployed', pageRequest(query), now);
       return sendJsonText(
         reply,
