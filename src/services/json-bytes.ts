@@ -2,6 +2,7 @@
 export type JsonBuffer<T> = Buffer & { readonly __jsonOf?: T };
 
 const COMMA = Buffer.from(',');
+const COMMA_SPACE = Buffer.from(', ');
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 
@@ -24,11 +25,11 @@ export class JsonBytes {
     return this;
   }
 
-  /** A JSON array whose elements `write` appends, one per item. */
-  array<T>(items: readonly T[], write: (item: T, json: this) => void): this {
+  /** A JSON array whose elements `write` appends, one per item, `separator` between them. */
+  array<T>(items: readonly T[], write: (item: T, json: this) => void, separator: Buffer = COMMA): this {
     this.bytes(OPEN);
     items.forEach((item, index) => {
-      if (index > 0) this.bytes(COMMA);
+      if (index > 0) this.bytes(separator);
       write(item, this);
     });
     return this.bytes(CLOSE);
@@ -41,12 +42,7 @@ export class JsonBytes {
    * collection empties (the largest part of what `pageSize=100` promoted).
    */
   elements(texts: readonly string[]): this {
-    this.text('[');
-    texts.forEach((text, index) => {
-      if (index > 0) this.text(', ');
-      this.text(text);
-    });
-    return this.text(']');
+    return this.array(texts, (text, json) => json.text(text), COMMA_SPACE);
   }
 
   toBuffer<T>(): JsonBuffer<T> {
