@@ -24,7 +24,7 @@ export interface ClaimLoadRequest {
 export interface TransferredChunk {
   campaigns: { keys: Int32Array<ArrayBuffer>; public_ids: string[] };
   claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer> };
-  perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer> };
+  perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer>; campaigns: number };
 }
 
 /** A failure as the worker reports it: what the error handler classifies errors by. */
@@ -55,7 +55,11 @@ async function send(chunk: ClaimChunk): Promise<void> {
       usd_micros: Float64Array.from(chunk.claims.usd_micros),
     },
     ...(chunk.perMinute && {
-      perMinute: { starts_us: Float64Array.from(chunk.perMinute.starts_us), counts: Int32Array.from(chunk.perMinute.counts) },
+      perMinute: {
+        starts_us: Float64Array.from(chunk.perMinute.starts_us),
+        counts: Int32Array.from(chunk.perMinute.counts),
+        campaigns: chunk.perMinute.campaigns,
+      },
     }),
   };
   await taken;

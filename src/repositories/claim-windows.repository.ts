@@ -33,6 +33,8 @@ export interface ClaimColumns {
 export interface ClaimsPerMinute {
   starts_us: ArrayLike<number>;
   counts: ArrayLike<number>;
+  /** The campaigns there are: at most as many as the load's claims are of. */
+  campaigns: number;
 }
 
 /**
@@ -119,7 +121,8 @@ export function createClaimWindowsRepository(db: Database) {
           );
           const [perMinute] = await queryRows<ClaimsPerMinute>(
             tx,
-            sql`SELECT coalesce(array_agg(minute_us ORDER BY minute_us), '{}') AS starts_us, coalesce(array_agg(claims ORDER BY minute_us), '{}') AS counts
+            sql`SELECT coalesce(array_agg(minute_us ORDER BY minute_us), '{}') AS starts_us, coalesce(array_agg(claims ORDER BY minute_us), '{}') AS counts,
+                   (SELECT count(*) FROM campaigns)::integer AS campaigns
                   FROM (SELECT (floor(EXTRACT(EPOCH FROM claimed_at) / 60) * 60000000)::float8 AS minute_us, count(*)::integer AS claims
                           FROM claims
                          WHERE claimed_at > ${from}

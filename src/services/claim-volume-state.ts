@@ -1,5 +1,6 @@
 import sortedBtree from 'sorted-btree';
 import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../repositories/claim-windows.repository.js';
+import { PublicIdKeys } from './public-id-keys.js';
 
 /**
  * Claim volumes per campaign over the trailing windows, kept incrementally in memory: no I/O here.
@@ -47,12 +48,13 @@ const WINDOW_INDEX = Object.fromEntries(WINDOW_NAMES.map((name, index) => [name,
 /**
  * A campaign's volumes at one instant, immutable: the rankings hold these, so a view taken at one
  * instant keeps its order and numbers while the state moves on. `counts` holds the claim counts
- * then the USD volumes, in WINDOW_NAMES order.
+ * then the USD volumes, in WINDOW_NAMES order; `row` is the campaign's row in the state (its public
+ * ID's index in the state's PublicIdKeys).
  */
 export class CampaignVolume {
   constructor(
     readonly key: number,
-    readonly publicId: string,
+    readonly row: number,
     private readonly counts: readonly number[],
   ) {}
 
@@ -73,12 +75,9 @@ export class CampaignVolume {
 
 /** Highest volume first, ties on public ID (binary order, as the database's "C" collation). */
 export const byVolume =
-  (window: ClaimWindow) =>
-  (a: CampaignVolume, b: CampaignVolume): number => {
-    const difference = b.usdMicros(window) - a.usdMicros(window);
-    if (difference !== 0) return difference;
-    return a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0;
-  };
+  (window: ClaimWindow, publicIds: PublicIdKeys) =>
+  (a: CampaignVolume, b: CampaignVolume): number =>
+    b.usdMicros(window) - a.usdMicros(window) || publicIds.compare(a.row, b.row);
 
 /** A named contract and the campaigns whose action steps target it. */
 export interface ContractTargets {
@@ -186,7 +185,8 @@ export class ClaimVolumeState {
   private rowByKey: Int32Array = new Int32Array(1024).fill(-1);
   private keys: Int32Array = new Int32Array(1024);
   private rowCount = 0;
-  private readonly publicIds: string[] = [];
+  /** Per row, its campaign's public ID, for ties (off the V8 heap: see PublicIdKeys). */
+  readonly publicIds = new PublicIdKeys();
   private claims: Int32Array[] = WINDOW_NAMES.map(() => new Int32Array(1024));
   private usd: Float64Array[] = WINDOW_NAMES.map(() => new Float64Array(1024));
 
@@ -195,8 +195,8 @@ export class ClaimVolumeState {
   /** Rows whose totals changed since their volume was last published. */
   private readonly dirty = new Set<number>();
   private readonly rankings: Record<RankedWindow, Ranking> = {
-    '1h': new BTree<CampaignVolume, undefined>(undefined, byVolume('1h')),
-    '24h': new BTree<CampaignVolume, undefined>(undefined, byVolume('24h')),
+    '1h': new BTree<CampaignVolume, undefined>(undefined, byVolume('1h', this.publicIds)),
+    '24h': new BTree<CampaignVolume, undefined>(undefined, byVolume('24h', this.publicIds)),
   };
 
   // Named contracts: their targets and totals per window, kept with the campaigns' totals.
@@ -281,6 +281,16 @@ export class ClaimVolumeState {
     }
   }
 
+  /**
+   * Makes room for `count` campaigns at once (a load: as many as there are campaigns). Grown as they
+   * came, the columns were copied a dozen times, and each copy freed left the allocator a hole; the
+   * room no campaign takes is never written, so the kernel never backs it with memory.
+   */
+  reserveRows(count: number): void {
+    if (count > this.keys.length) this.growRows(count);
+    this.publicIds.reserve(count);
+  }
+
   /** Contributions the buckets have room for (their size in memory is 16 bytes each). */
   get capacity(): number {
     let slots = 0;
@@ -295,13 +305,14 @@ export class ClaimVolumeState {
 
   /**
    * Visits every campaign with claims in `window` now, in no particular order (explore ranks them its
-   * own ways), without allocating per campaign: a week holds up to every campaign.
+   * own ways), without allocating per campaign: a week holds up to every campaign. `row` indexes
+   * `publicIds`.
    */
-  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, publicId: string, claims: number, usdMicros: number) => void): void {
+  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, row: number, claims: number, usdMicros: number) => void): void {
     const claims = this.claims[WINDOW_INDEX[window]]!;
     const usd = this.usd[WINDOW_INDEX[window]]!;
     for (let row = 0; row < this.rowCount; row++) {
-      if (claims[row]! > 0) visit(this.keys[row]!, this.publicIds[row]!, claims[row]!, usd[row]!);
+      if (claims[row]! > 0) visit(this.keys[row]!, row, claims[row]!, usd[row]!);
     }
   }
 
@@ -420,18 +431,20 @@ export class ClaimVolumeState {
     }
     const row = this.rowCount++;
     this.rowByKey[key] = row;
-    if (row >= this.keys.length) {
-      const size = this.keys.length * 2;
-      this.keys = grow(this.keys, size);
-      this.claims = this.claims.map((column) => grow(column, size));
-      this.usd = this.usd.map((column) => grow(column, size));
-      this.targetOfRow = grow(this.targetOfRow, size).fill(-1, row);
-    }
+    if (row >= this.keys.length) this.growRows(Math.ceil((this.keys.length * 3) / 2));
     this.keys[row] = key;
-    this.publicIds.push(publicId);
+    this.publicIds.add(publicId);
     this.published.push(undefined);
     this.targetOfRow[row] = this.targets.positionOf(key);
     return row;
+  }
+
+  private growRows(size: number): void {
+    const rows = this.keys.length;
+    this.keys = grow(this.keys, size);
+    this.claims = this.claims.map((column) => grow(column, size));
+    this.usd = this.usd.map((column) => grow(column, size));
+    this.targetOfRow = grow(this.targetOfRow, size).fill(-1, rows);
   }
 
   private volumeOf(row: number): CampaignVolume {
@@ -442,7 +455,7 @@ export class ClaimVolumeState {
       counts[window] = this.claims[window]![row]!;
       counts[WINDOW_COUNT + window] = this.usd[window]![row]!;
     }
-    return new CampaignVolume(this.keys[row]!, this.publicIds[row]!, counts);
+    return new CampaignVolume(this.keys[row]!, row, counts);
   }
 
   /** Replaces the changed campaigns' entries in the rankings with their volumes now. */

@@ -187,7 +187,10 @@ export class ClaimWindows {
       ? loadInWorker(workerConnection)
       : (from, timeoutMs, onChunk) => this.repository.load(from, timeoutMs, onChunk);
     const applyChunk = async (chunk: ClaimChunk) => {
-      if (chunk.perMinute) state.reserve(chunk.perMinute.starts_us, chunk.perMinute.counts);
+      if (chunk.perMinute) {
+        state.reserve(chunk.perMinute.starts_us, chunk.perMinute.counts);
+        state.reserveRows(chunk.perMinute.campaigns);
+      }
       state.apply(contributionsOf(chunk));
       // A week of claims is applied in slices: requests waiting on other things run in between.
       await new Promise((resolve) => setImmediate(resolve));
@@ -318,8 +321,18 @@ export class WindowView {
     return this.state.contractVolumes(onlyCampaigns);
   }
 
-  /** Visits every campaign with claims in `window`, unordered. */
-  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, publicId: string, claims: number, usdMicros: number) => void): void {
+  /** Visits every campaign with claims in `window`, unordered; `row` is what comparePublicIds and onChain take. */
+  forEachWithClaimsIn(window: ClaimWindow, visit: (key: number, row: number, claims: number, usdMicros: number) => void): void {
     this.state.forEachWithClaimsIn(window, visit);
+  }
+
+  /** The public IDs of the campaigns at rows `a` and `b` in binary order (negative: `a`'s first). */
+  comparePublicIds(a: number, b: number): number {
+    return this.state.publicIds.compare(a, b);
+  }
+
+  /** Whether the campaign at `row` is on one of `chainIds`. */
+  onChain(row: number, chainIds: ReadonlySet<number>): boolean {
+    return this.state.publicIds.onChain(row, chainIds);
   }
 }

@@ -10,12 +10,10 @@ export type ExploreCampaignsRequest = ExploreContractsRequest;
 
 interface Ranked {
   key: number;
-  publicId: string;
+  /** The campaign's row in the claim windows, for its public ID. */
+  row: number;
   measure: number;
 }
-
-/** Best first: the measure, then the public ID (binary order, as the database's "C" collation). */
-const before = (a: Ranked, b: Ranked) => b.measure - a.measure || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0);
 
 /**
  * GET /explore (decisions section 9): campaigns ranked by their claims (`most-completions`) or USD
@@ -38,22 +36,24 @@ export async function exploreCampaigns(
     windows.at(request.now),
     request.creator === undefined ? undefined : contracts.findCampaignKeysByCreator(request.creator),
   ]);
-  const chains = request.chainIds === undefined ? undefined : new Set(request.chainIds.map(String));
+  const chains = request.chainIds === undefined ? undefined : new Set(request.chainIds);
   const byClaims = request.sortBy === 'most-completions';
+  // Best first: the measure, then the public ID (binary order, as the database's "C" collation).
+  const before = (a: Ranked, b: Ranked) => b.measure - a.measure || view.comparePublicIds(a.row, b.row);
   // One pass over the campaigns with claims in the period, keeping only the best `offset + limit`
   // in order (a page needs no more): linear in the campaigns, and nothing allocated for the rest.
   const wanted = page.offset + page.limit;
   const best: Ranked[] = [];
   let total = 0;
-  view.forEachWithClaimsIn(request.timePeriod, (key, publicId, claims, usdMicros) => {
+  view.forEachWithClaimsIn(request.timePeriod, (key, row, claims, usdMicros) => {
     if (creatorCampaigns !== undefined && !creatorCampaigns.has(key)) return;
-    if (chains !== undefined && !chains.has(publicId.slice(0, publicId.indexOf(':')))) return;
+    if (chains !== undefined && !view.onChain(row, chains)) return;
     total++;
     const measure = byClaims ? claims : usdMicros;
     if (wanted === 0) return;
     const last = best.length === wanted ? best[wanted - 1]! : undefined;
-    if (last !== undefined && (measure < last.measure || (measure === last.measure && publicId > last.publicId))) return;
-    const candidate = { key, publicId, measure };
+    if (last !== undefined && (measure < last.measure || (measure === last.measure && view.comparePublicIds(row, last.row) > 0))) return;
+    const candidate = { key, row, measure };
     let at = best.length;
     while (at > 0 && before(candidate, best[at - 1]!) < 0) at--;
     best.splice(at, 0, candidate);

@@ -72,10 +72,13 @@ describe('claim windows repository: load', () => {
     }
   });
 
-  it('first counts the claims it will read per minute, so their storage is sized once', async () => {
+  it('first counts the claims it will read per minute and the campaigns, so their storage is sized once', async () => {
     const { claims, perMinute } = await loadAll(3);
     expect(perMinute).toHaveLength(1);
-    const { starts_us, counts } = perMinute[0]!;
+    const { starts_us, counts, campaigns } = perMinute[0]!;
+    // Seven campaigns, each with claims loaded.
+    expect(campaigns).toBe(7);
+    expect(campaigns).toBeGreaterThanOrEqual(new Set(claims.map(([campaignKey]) => campaignKey)).size);
     const expected = new Map<number, number>();
     for (const [, , claimedAtUs] of claims) {
       const minute = Math.floor(claimedAtUs / 60_000_000) * 60_000_000;
@@ -131,8 +134,8 @@ describe.skipIf(inject('testDatabase').kind !== 'postgres')('claim windows load 
 
     expect(there.claims).toEqual(here.claims);
     expect(there.claims).toHaveLength(28);
-    expect(there.perMinute.map(({ starts_us, counts }) => [Array.from(starts_us), Array.from(counts)])).toEqual(
-      here.perMinute.map(({ starts_us, counts }) => [Array.from(starts_us), Array.from(counts)]),
+    expect(there.perMinute.map(({ starts_us, counts, campaigns }) => [Array.from(starts_us), Array.from(counts), campaigns])).toEqual(
+      here.perMinute.map(({ starts_us, counts, campaigns }) => [Array.from(starts_us), Array.from(counts), campaigns]),
     );
     expect(overlapping).toBe(false);
     expect(loaded.version).toBe(version);

@@ -90,6 +90,23 @@ describe('ClaimVolumeState', () => {
     expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
   });
 
+  it('keeps campaigns beyond the rows it reserved, and their public IDs in order, across growth', () => {
+    const state = new ClaimVolumeState(T);
+    state.reserveRows(1500);
+    const count = 4000;
+    const publicId = (key: number) => `8453:0x${'0'.repeat(40)}:${(count - key) * 7}`;
+    state.apply(
+      Array.from({ length: count }, (_, key) => ({ campaignKey: key, publicId: publicId(key), claimedAtUs: T * 1000, usdMicros: 5, sign: 1 as const })),
+    );
+    for (const key of [0, 1499, 1500, 2250, 3999]) {
+      expect(state.volume(key)?.claims('1h'), `key ${key}`).toBe(1);
+      expect(state.publicIds.get(state.volume(key)!.row)).toBe(publicId(key));
+    }
+    // All tie on volume: the ranking is the public IDs' binary order.
+    const ranked = [...state.ranking('1h').keys()].map((volume) => publicId(volume.key));
+    expect(ranked).toEqual(Array.from({ length: count }, (_, key) => publicId(key)).sort());
+  });
+
   it("hands out the same contracts' volumes until a total of theirs changes", () => {
     const state = new ClaimVolumeState(T);
     state.setContracts(CONTRACTS);
@@ -228,7 +245,7 @@ function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowM
     const ranked = [...state.ranking(window).keys()];
     const withClaims = ranked.filter((volume) => volume.claims(window) > 0);
     expect(ranked, `${window} ranking lists only campaigns with claims in it`).toEqual(withClaims);
-    expect(ranked.map((volume) => volume.key)).toEqual([...ranked].sort(byVolume(window)).map((volume) => volume.key));
+    expect(ranked.map((volume) => volume.key)).toEqual([...ranked].sort(byVolume(window, state.publicIds)).map((volume) => volume.key));
     const listed = new Set(ranked.map((volume) => volume.key));
     for (let campaign = 0; campaign < CAMPAIGNS; campaign++) {
       expect(listed.has(100 + campaign), `campaign ${campaign} in the ${window} ranking`).toBe(expected(100 + campaign, window).claims > 0);
