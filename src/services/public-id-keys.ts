@@ -53,7 +53,8 @@ export class PublicIdKeys {
     for (let position = 0; position < chain.length; position++) this.keys[at + position] = chain.charCodeAt(position);
     this.keys[at + chain.length] = COLON;
     for (let position = 0; position < 20; position++) {
-      this.keys[at + ADDRESS_AT + position] = Number.parseInt(address.slice(2 * position, 2 * position + 2), 16);
+      const high = hexValue(address.charCodeAt(2 * position));
+      this.keys[at + ADDRESS_AT + position] = (high << 4) | hexValue(address.charCodeAt(2 * position + 1));
     }
     for (let position = 0; position < identifier.length; position++) {
       const nibble = identifier.charCodeAt(position) - 0x30 + 1;
@@ -112,6 +113,11 @@ export class PublicIdKeys {
     for (let position = at; this.keys[position] !== COLON; position++) chain = chain * 10 + (this.keys[position]! - 0x30);
     return chainIds.has(chain);
   }
+}
+
+/** The value of a lower-case hex digit's character code (the pattern admits no other). */
+function hexValue(code: number): number {
+  return code <= 0x39 ? code - 0x30 : code - 0x61 + 10;
 }
 
 function chainOf(publicId: string): number {
