@@ -33,7 +33,7 @@ export interface ClaimColumns {
 export interface ClaimsPerMinute {
   starts_us: ArrayLike<number>;
   counts: ArrayLike<number>;
-  /** The campaigns there are: at most as many as the load's claims are of. */
+  /** How many campaigns there are: at least as many as the load's claims belong to, so room for the rows. */
   campaigns: number;
 }
 
