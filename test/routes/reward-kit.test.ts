@@ -186,6 +186,20 @@ describe('reward-kit operations', () => {
       expect(body.totalClaimableAmountUsd).toBeCloseTo(claimableUsd, 6);
     });
 
+    it('applies the filters to all three lists and to nothing else', async () => {
+      const all = await get<RewardProfile>(`/reward-kit?claimantAddress=${claimant}&tokenWhitelist=false`, 'RewardProfile');
+      const chainId = all.claimedCampaigns[0]!.chainId;
+      const body = await get<RewardProfile>(`/reward-kit?claimantAddress=${claimant}&tokenWhitelist=false&chainId=${chainId}`, 'RewardProfile');
+      const onChain = (entries: RewardProfile['claimedCampaigns']) => entries.filter((entry) => entry.chainId === chainId).map((entry) => entry.id);
+      expect(body.claimedCampaigns.map((entry) => entry.id)).toEqual(onChain(all.claimedCampaigns));
+      expect(body.claimableCampaigns.map((entry) => entry.id)).toEqual(onChain(all.claimableCampaigns));
+      expect(body.claimedCampaigns.length).toBeGreaterThan(0);
+      for (const entry of body.activeCampaigns) expect(entry.chainId).toBe(chainId);
+      expect(body.activeCampaigns.length).toBeGreaterThan(0);
+      // The totals are the claimant's, whatever the lists show.
+      expect(body.totalClaimedAmountUsd).toBe(all.totalClaimedAmountUsd);
+    });
+
     it('needs claimantAddress, and refuses paging and status', async () => {
       await expectError('/reward-kit', 400, /claimantAddress/);
       await expectError(`/reward-kit?claimantAddress=${claimant}&page=2`, 400, /unknown query parameter 'page'/);
