@@ -63,11 +63,12 @@ let issued = 0;
 let stopped = false;
 let timer: NodeJS.Timeout | undefined;
 const dueAt = (n: number) => startedAt + (n * 1000) / ratePerSecond;
+const dueBy = (now: number) => Math.floor(((now - startedAt) / 1000) * ratePerSecond);
 const tick = () => {
   clearTimeout(timer);
   timer = undefined;
   if (stopped) return;
-  const due = Math.floor(((performance.now() - startedAt) / 1000) * ratePerSecond);
+  const due = dueBy(performance.now());
   while (issued < due) {
     const client = idle.pop();
     if (!client) return; // every connection busy: the next one to finish ticks again

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../src/module-worker.js';
 
 /**
  * Writes claims the way a chain indexer does while the benchmark drives the API: single-claim
@@ -21,10 +21,7 @@ export interface ClaimWriter {
 }
 
 export async function startClaimWriter(url: string, ratePerSecond: number): Promise<ClaimWriter> {
-  // The benchmark runs from its TypeScript sources: the worker compiles them with tsx, as its parent does.
-  const entry = new URL('./claim-writer-worker.ts', import.meta.url);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: { url, ratePerSecond } });
+  const worker = startModuleWorker(import.meta.url, 'claim-writer-worker', { url, ratePerSecond });
   const failed = once(worker, 'error').then(([error]) => Promise.reject(error as Error));
   failed.catch(() => undefined);
   const [started] = (await Promise.race([once(worker, 'message'), failed])) as [unknown];

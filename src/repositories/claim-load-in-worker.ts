@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../module-worker.js';
 import type { DatabaseSettings } from '../db/client.js';
 import type { ClaimLoadRequest, LoadFailure, WorkerMessage } from './claim-load-worker.js';
 import type { ClaimLoader } from './claim-windows.repository.js';
@@ -20,7 +20,8 @@ export function loadInWorker(connection: WorkerConnection): ClaimLoader {
   return (from, timeoutMs, onChunk, signal) =>
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new Error(ABANDONED));
-      const worker = startWorker({ ...connection, fromMs: from.getTime(), timeoutMs });
+      const request: ClaimLoadRequest = { ...connection, fromMs: from.getTime(), timeoutMs };
+      const worker = startModuleWorker(import.meta.url, 'claim-load-worker', request);
       let settled = false;
       const settle = (error: Error | undefined, loaded?: Parameters<typeof resolve>[0]) => {
         if (settled) return;
@@ -59,17 +60,6 @@ export function loadInWorker(connection: WorkerConnection): ClaimLoader {
 }
 
 const ABANDONED = 'claim load abandoned';
-
-function startWorker(request: ClaimLoadRequest): Worker {
-  const sources = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./claim-load-worker.${sources ? 'ts' : 'js'}`, import.meta.url);
-  if (sources) {
-    // The tests run the TypeScript sources: the worker compiles them with tsx, as the test runner does.
-    const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-    return new Worker(bootstrap, { eval: true, workerData: request });
-  }
-  return new Worker(entry, { workerData: request });
-}
 
 /** The worker's error as an Error again, with the SQLSTATE or system code the error handler classifies by. */
 function toError({ name, message, code }: LoadFailure): Error {

@@ -191,6 +191,9 @@ describe('reward-kit operations', () => {
       const chainId = all.claimedCampaigns[0]!.chainId;
       const body = await get<RewardProfile>(`/reward-kit?claimantAddress=${claimant}&tokenWhitelist=false&chainId=${chainId}`, 'RewardProfile');
       const onChain = (entries: RewardProfile['claimedCampaigns']) => entries.filter((entry) => entry.chainId === chainId).map((entry) => entry.id);
+      // Without the filter some listed reward is on another chain, so a filter left out would show.
+      const everyEntry = [...all.activeCampaigns, ...all.claimedCampaigns, ...all.claimableCampaigns];
+      expect(everyEntry.some((entry) => entry.chainId !== chainId)).toBe(true);
       expect(body.claimedCampaigns.map((entry) => entry.id)).toEqual(onChain(all.claimedCampaigns));
       expect(body.claimableCampaigns.map((entry) => entry.id)).toEqual(onChain(all.claimableCampaigns));
       expect(body.claimedCampaigns.length).toBeGreaterThan(0);
