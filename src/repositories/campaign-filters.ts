@@ -57,6 +57,11 @@ export function campaignFilterConditions(filters: CampaignFilters): SQL[] {
   return conditions;
 }
 
+/** Whether `filters` filter by nothing but the token whitelist (on or off): the default list's case. */
+export function onlyWhitelistFilter(filters: CampaignFilters): boolean {
+  return Object.entries(filters).every(([name, value]) => name === 'tokenWhitelist' || value === undefined);
+}
+
 /** `WHERE` over the conditions, or nothing. */
 export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;

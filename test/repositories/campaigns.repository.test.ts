@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { createCampaignsRepository } from '../../src/repositories/campaigns.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { insertCampaign } from '../helpers/factories.js';
+import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
 
 describe('campaigns repository: list items by keys (GET /explore)', () => {
   let database: TestDatabase;
@@ -23,5 +25,93 @@ describe('campaigns repository: list items by keys (GET /explore)', () => {
     expect(ids(await repository.listItemsByKeys([second.key, 999_999, first.key], now))).toEqual([second.publicId, first.publicId]);
     expect(await repository.listItemsByKeys([999_999], now)).toEqual([]);
     expect(await repository.listItemsByKeys([], now)).toEqual([]);
+  });
+});
+
+/**
+ * The default list's keys come from campaign_list_keys() (src/db/sql/campaign_list_keys.sql), a
+ * plan kept per server connection; every other list from a statement built per request. Both must
+ * order and page exactly as the list's definition says: newest first with ties on public ID (C
+ * collation), or active campaigns first, each half the same way.
+ */
+describe('campaign_list_keys(): the default list pages as the list is defined', () => {
+  let database: TestDatabase;
+  const NOW = new Date('2026-06-01T12:00:00.000Z');
+  const HOUR = 3_600_000;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const { db } = database;
+    const listed = await insertToken(db);
+    const unlisted = await insertToken(db, { isWhitelisted: false });
+    for (let n = 0; n < 24; n++) {
+      await insertCampaign(db, {
+        // Ties on block time.
+        blockTimestamp: 1_780_000_000 + (n % 5),
+        incentives: [erc20Incentive(n % 3 === 2 ? unlisted.address : listed.address)],
+        startTime: n % 4 === 1 ? new Date(NOW.getTime() + HOUR) : null,
+        endTime: n % 4 === 3 ? new Date(NOW.getTime() - HOUR) : null,
+      });
+    }
+  });
+  afterAll(() => database.close());
+
+  /** Every campaign with what the order depends on, read plainly and ordered here. */
+  const expectedKeys = async (whitelistedOnly: boolean, activeFirst: boolean, limit: number, offset: number) => {
+    const rows = await queryRows<{ key: number; block_timestamp: number; public_id: string; whitelisted: boolean; active: boolean }>(
+      database.db,
+      sql`SELECT key, block_timestamp::float8 AS block_timestamp, public_id,
+                 pays_only_whitelisted_tokens AS whitelisted,
+                 (start_time IS NULL OR start_time <= ${NOW}) AND (end_time IS NULL OR end_time > ${NOW}) AND has_budget_left AS active
+            FROM campaigns`,
+    );
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    return rows
+      .filter((row) => row.whitelisted || !whitelistedOnly)
+      .sort(
+        (a, b) =>
+          (activeFirst ? Number(b.active) - Number(a.active) : 0) ||
+          b.block_timestamp - a.block_timestamp ||
+          byBytes(a.public_id, b.public_id),
+      )
+      .slice(offset, offset + limit)
+      .map((row) => row.key);
+  };
+
+  it('matches a plain ordering for each sort, whitelist setting, page size and offset', async () => {
+    const [state] = await queryRows<{ inactive: number; unlisted: number }>(
+      database.db,
+      sql`SELECT count(*) FILTER (WHERE NOT campaign_is_active_at(start_time, end_time, has_budget_left, ${NOW}))::integer AS inactive,
+                 count(*) FILTER (WHERE NOT pays_only_whitelisted_tokens)::integer AS unlisted
+            FROM campaigns`,
+    );
+    expect(state).toEqual({ inactive: 12, unlisted: 8 });
+    for (const whitelistedOnly of [true, false]) {
+      for (const activeFirst of [true, false]) {
+        for (const [limit, offset] of [[10, 0], [1, 0], [3, 2], [7, 5], [5, 14], [100, 0], [4, 23], [4, 30], [0, 0]] as const) {
+          const [row] = await queryRows<{ keys: number[] }>(
+            database.db,
+            sql`SELECT campaign_list_keys(${whitelistedOnly}, ${activeFirst}, ${limit}, ${offset}, ${NOW}) AS keys`,
+          );
+          expect(row!.keys, JSON.stringify({ whitelistedOnly, activeFirst, limit, offset })).toEqual(
+            await expectedKeys(whitelistedOnly, activeFirst, limit, offset),
+          );
+        }
+      }
+    }
+  });
+
+  it('gives the list route the same page as the statement built per request', async () => {
+    const repository = createCampaignsRepository(database.db);
+    for (const sort of ['recently-deployed', 'active'] as const) {
+      for (const page of [{ limit: 5, offset: 0 }, { limit: 4, offset: 9 }]) {
+        // Through campaign_list_keys(), and through the built statement: an empty channel filter is
+        // a filter to the repository (so the fast path is not taken) but adds no condition.
+        const fast = await repository.listCampaigns({ tokenWhitelist: true }, sort, page, NOW);
+        const built = await repository.listCampaigns({ tokenWhitelist: true, distributionChannels: [] }, sort, page, NOW);
+        expect(fast.items.length).toBe(page.limit);
+        expect(fast).toEqual(built);
+      }
+    }
   });
 });
