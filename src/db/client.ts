@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import { isDatabaseUnavailable, QUERY_READ_TIMEOUT } from '../plugins/error-handler.js';
 import { migratePostgres } from './migrate.js';
 import { isSubmittable } from './submittable.js';
-import { transactionPooledClient } from './transaction-pooling.js';
+import { adoptServerTimeouts, type TransactionTimeouts, transactionPooledClient } from './transaction-pooling.js';
 import * as schema from './schema.js';
 import { describePostgresUrl } from './url.js';
 
@@ -113,8 +113,8 @@ function openPostgres(url: string, settings: DatabaseSettings, logger?: Logger):
     readConnection: { url: readUrl ?? url, settings },
     ping: (timeoutMs) => withTimeout(Promise.all(pools.map((each) => each.query('SELECT 1'))).then(() => undefined), timeoutMs),
     verify: async () => {
-      await verifyPool(pool, url);
-      if (readPool) await verifyPool(readPool, readUrl!);
+      await verifyPool(pool, url, logger);
+      if (readPool) await verifyPool(readPool, readUrl!, logger);
     },
     migrate: () => migratePostgres(settings.MIGRATE_DATABASE_URL ?? url, settings.DB_CONNECT_TIMEOUT_MS),
     bulkTransaction: async (work) => {
@@ -149,9 +149,19 @@ export class ConnectionRefused extends Error {
   override name = 'ConnectionRefused';
 }
 
-async function verifyPool(pool: pg.Pool, url: string): Promise<void> {
+async function verifyPool(pool: pg.Pool, url: string, logger?: Logger): Promise<void> {
   try {
     await pool.query('SELECT 1');
+    const timeouts = transactionTimeouts.get(pool);
+    if (timeouts) {
+      await adoptServerTimeouts((text) => pool.query(text), timeouts);
+      logger?.info(
+        { database: describePostgresUrl(url), statementTimeoutMs: timeouts.statementTimeoutMs, idleInTransactionTimeoutMs: timeouts.idleInTransactionTimeoutMs },
+        timeouts.perTransaction
+          ? 'transaction pooling: each transaction sets the timeouts (the role and database have other defaults)'
+          : "transaction pooling: the role's or database's defaults are the timeouts; transactions set nothing",
+      );
+    }
   } catch (error) {
     if (isDatabaseUnavailable(error)) throw error;
     // Connected, and the statement ran into DB_STATEMENT_TIMEOUT_MS on a busy server: not a refusal.
@@ -165,6 +175,9 @@ async function verifyPool(pool: pg.Pool, url: string): Promise<void> {
     });
   }
 }
+
+/** The timeouts of each pool in transaction mode, which verifyPool may find the server applies already. */
+const transactionTimeouts = new WeakMap<pg.Pool, TransactionTimeouts>();
 
 /** TCP keepalive finds a database host that vanished without closing its connections. */
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
@@ -180,16 +193,18 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
  * - the client stops waiting for an answer after DB_QUERY_TIMEOUT_MS (see boundSingleQueries).
  *
  * Every setting is sent at connection start-up (DB_POOL_MODE=session) or at the start of each
- * transaction (DB_POOL_MODE=transaction), so none needs a privilege: a read-only role works.
+ * transaction (DB_POOL_MODE=transaction, unless the role's defaults are the timeouts already), so
+ * none needs a privilege: a read-only role works.
  */
 export function createPool(url: string, settings: DatabaseSettings, logger?: Logger): pg.Pool {
   const connectTimeoutMs = settings.DB_CONNECT_TIMEOUT_MS;
   const statementTimeoutMs = settings.DB_STATEMENT_TIMEOUT_MS;
   const idleInTransactionTimeoutMs = settings.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 10_000;
   const transactionPooled = settings.DB_POOL_MODE === 'transaction';
-  const Base: typeof pg.Client = transactionPooled
-    ? transactionPooledClient({ statementTimeoutMs, idleInTransactionTimeoutMs })
-    : pg.Client;
+  const timeouts: TransactionTimeouts | undefined = transactionPooled
+    ? { statementTimeoutMs, idleInTransactionTimeoutMs, perTransaction: true }
+    : undefined;
+  const Base: typeof pg.Client = timeouts ? transactionPooledClient(timeouts) : pg.Client;
   class ApiClient extends Base {
     constructor(config: pg.ClientConfig) {
       // The pool hands every client its own options; the connection string carries the password.
@@ -236,6 +251,7 @@ export function createPool(url: string, settings: DatabaseSettings, logger?: Log
   pool.on('connect', (client) => {
     client.on('error', (error) => logger?.debug({ err: error }, 'database connection lost while in use'));
   });
+  if (timeouts) transactionTimeouts.set(pool, timeouts);
   boundSingleQueries(pool, settings.DB_QUERY_TIMEOUT_MS ?? settings.DB_STATEMENT_TIMEOUT_MS + 1000, staleConnectionRetries(settings.DB_POOL_MAX));
   return pool;
 }

@@ -18,19 +18,23 @@ import { isSubmittable } from './submittable.js';
  *   plans that matter are kept server-side instead, see docs/design.md "Connections and poolers".)
  *
  * A statement sent while a transaction is open (after BEGIN) gets no preamble: the transaction's own
- * settings hold, including any it raised itself (the claim volumes' load).
+ * settings hold, including any it raised itself (the claim volumes' load). Nor does any statement
+ * once `timeouts.perTransaction` is false: the server's own defaults for the role or database are
+ * already these timeouts (see adoptServerTimeouts), so each transaction starts under them anyway.
  */
-export function transactionPooledClient(settings: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number }) {
+export function transactionPooledClient(timeouts: TransactionTimeouts) {
   const preamble =
-    `SELECT set_config('statement_timeout', '${Math.trunc(settings.statementTimeoutMs)}', true), ` +
-    `set_config('idle_in_transaction_session_timeout', '${Math.trunc(settings.idleInTransactionTimeoutMs)}', true)`;
+    `SELECT set_config('statement_timeout', '${Math.trunc(timeouts.statementTimeoutMs)}', true), ` +
+    `set_config('idle_in_transaction_session_timeout', '${Math.trunc(timeouts.idleInTransactionTimeoutMs)}', true)`;
 
   return class TransactionPooledClient extends pg.Client {
     override query(config: unknown, values?: unknown, callback?: unknown): never {
       if (config === null || config === undefined || isSubmittable(config)) {
         return (super.query as (...args: unknown[]) => never)(config, values, callback);
       }
-      const query = new TransactionScopedQuery(config, values, callback, preamble, () => this.transactionStatus());
+      const query = new TransactionScopedQuery(config, values, callback, timeouts.perTransaction ? preamble : undefined, () =>
+        this.transactionStatus(),
+      );
       const submit = (super.query as (query: unknown) => unknown).bind(this);
       if (query.callback) {
         submit(query);
@@ -66,7 +70,8 @@ class TransactionScopedQuery extends (pg.Query as unknown as new (config: unknow
     config: unknown,
     values: unknown,
     callback: unknown,
-    private readonly preamble: string,
+    /** Undefined when the server's defaults are the timeouts: nothing to send. */
+    private readonly preamble: string | undefined,
     private readonly transactionStatus: () => string | null,
   ) {
     super(config, values, callback);
@@ -102,7 +107,7 @@ class TransactionScopedQuery extends (pg.Query as unknown as new (config: unknow
 
   /** No Describe and no Sync: the preamble's answer is one DataRow and one CommandComplete, both swallowed. */
   private sendPreamble(connection: PgConnection): void {
-    connection.parse({ text: this.preamble });
+    connection.parse({ text: this.preamble! });
     connection.bind({});
     connection.execute({});
   }
@@ -124,8 +129,41 @@ class TransactionScopedQuery extends (pg.Query as unknown as new (config: unknow
   }
 
   private startsTransaction(): boolean {
-    return this.transactionStatus() !== 'T' && this.transactionStatus() !== 'E';
+    return this.preamble !== undefined && this.transactionStatus() !== 'T' && this.transactionStatus() !== 'E';
   }
+}
+
+/** What each transaction must run under, and whether the API has to set it (shared by a pool's connections). */
+export interface TransactionTimeouts {
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+  /** True until the server's own defaults are found to be these timeouts. */
+  perTransaction: boolean;
+}
+
+/**
+ * Whether the server's defaults for the API's role and database are already the API's timeouts
+ * (`ALTER ROLE ... [IN DATABASE ...] SET statement_timeout = ...`, and the same for
+ * idle_in_transaction_session_timeout): then every transaction of every server connection the
+ * pooler hands out starts under them, and the preamble is left off (one statement less for
+ * PostgreSQL and PgBouncer per transaction). `reset_val` is what a connection started with, from the
+ * role, the database or the server's configuration, whatever the transaction running the check set
+ * for itself; a value a session SET would give is not counted as a default. Checked when the API
+ * starts; a role whose settings change later applies to new server connections only, so change
+ * DB_STATEMENT_TIMEOUT_MS and DB_IDLE_IN_TRANSACTION_TIMEOUT_MS with it and restart.
+ */
+export async function adoptServerTimeouts(
+  query: (text: string) => Promise<{ rows: { name: string; reset_val: string }[] }>,
+  timeouts: TransactionTimeouts,
+): Promise<void> {
+  const { rows } = await query(
+    "SELECT name, reset_val FROM pg_settings WHERE name IN ('statement_timeout', 'idle_in_transaction_session_timeout')",
+  );
+  const defaults = new Map(rows.map((row) => [row.name, Number(row.reset_val)]));
+  timeouts.perTransaction = !(
+    defaults.get('statement_timeout') === Math.trunc(timeouts.statementTimeoutMs) &&
+    defaults.get('idle_in_transaction_session_timeout') === Math.trunc(timeouts.idleInTransactionTimeoutMs)
+  );
 }
 
 const BEGINS_TRANSACTION = /^\s*(begin|start\s+transaction)\b/i;

@@ -223,6 +223,41 @@ describe.skipIf(!onPostgres)('DB_POOL_MODE=transaction (a pooler such as PgBounc
     expect(rows[0]).toEqual({ isolation: 'repeatable read', statement: '4s' });
   });
 
+  it("sets nothing per transaction where the role's or database's defaults are the timeouts, which still apply (504)", async () => {
+    const defaulted = await createTestDatabase();
+    const name = new URL(defaulted.url!).pathname.slice(1);
+    const opened: DatabaseHandle[] = [];
+    const openVerified = async (statementTimeoutMs: number) => {
+      const opening = await openDatabase(settingsFor(defaulted.url!, { DB_POOL_MODE: 'transaction', DB_POOL_MAX: 1, DB_STATEMENT_TIMEOUT_MS: statementTimeoutMs }));
+      opened.push(opening);
+      await opening.verify();
+      return opening.pool!;
+    };
+    const timeoutSource = `SELECT source, setting FROM pg_settings WHERE name = 'statement_timeout'`;
+    try {
+      await handle.pool!.query(`ALTER DATABASE "${name}" SET statement_timeout = 150`);
+      await handle.pool!.query(`ALTER DATABASE "${name}" SET idle_in_transaction_session_timeout = 7000`);
+
+      // The database's defaults are the API's timeouts: no set_config, the value is the database's own.
+      const matching = await openVerified(150);
+      expect((await matching.query(timeoutSource)).rows[0]).toEqual({ source: 'database', setting: '150' });
+      for (let i = 0; i < 2; i++) {
+        const error = await matching.query('SELECT pg_sleep(2)').catch((caught: unknown) => caught as Error);
+        expect((error as { code?: string }).code).toBe('57014');
+        expect(classifyError(error as Error).statusCode).toBe(504);
+      }
+      const { rows, command } = await matching.query<{ one: number }>('SELECT 1 AS one');
+      expect({ rows, command }).toEqual({ rows: [{ one: 1 }], command: 'SELECT' });
+
+      // Other defaults: each transaction sets the API's own.
+      const differing = await openVerified(4000);
+      expect((await differing.query(timeoutSource)).rows[0]).toEqual({ source: 'session', setting: '4000' });
+    } finally {
+      for (const each of opened) await each.close();
+      await defaulted.close();
+    }
+  });
+
   it('cancels a statement over the timeout (504), in every transaction of a connection', async () => {
     const slow = await openDatabase(settingsFor(database.url!, { DB_POOL_MODE: 'transaction', DB_POOL_MAX: 1, DB_STATEMENT_TIMEOUT_MS: 100 }));
     try {
