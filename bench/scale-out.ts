@@ -14,7 +14,10 @@
  *     --pgbouncer postgres://postgres@127.0.0.1:6432/campaigns_bench_100000 [--seconds 8] [--idle-seconds 30]
  *
  * The database must be seeded (npm run bench seeds one) and migrated; PgBouncer must run in
- * transaction mode with `admin_users` including the URL's user (the README's pgbouncer.ini).
+ * transaction mode with `admin_users` including the URL's user (the README's pgbouncer.ini). The
+ * run makes the API's two timeouts the bench database's defaults, as the README's PgBouncer section
+ * advises (`ALTER DATABASE ... SET`; PgBouncer reconnects to pick them up), so that transactions
+ * set nothing; `--timeouts-per-transaction` leaves the defaults alone, to measure the other way.
  * CPU is read from /proc: the server's process, and the PostgreSQL backends serving the bench
  * database (pg_stat_activity), so other databases' work on a shared server is not counted.
  */
@@ -23,6 +26,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
 import { sampleParameters } from './dataset.js';
 import { drive } from './load.js';
 import type { Scenario } from './scenarios.js';
@@ -36,6 +40,7 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
     'idle-only': { type: 'boolean', default: false },
+    'timeouts-per-transaction': { type: 'boolean', default: false },
   },
 });
 if (!options.database) throw new Error('--database postgres://... (a seeded, migrated benchmark database) is required');
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
   // The servers start with MIGRATE_ON_START=false (three at once, one through PgBouncer): migrate once first,
   // so that a database seeded by an older build gets the SQL functions this build calls.
   await migrate();
+  if (!options['timeouts-per-transaction']) await makeTimeoutsTheDefaults();
 
   // 1. Throughput and CPU per request, the three modes side by side for each route.
   const servers = [];
@@ -252,6 +258,35 @@ async function openConnections(mode: Mode, server: { applicationName: string }):
     return rows[0]!.n;
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The servers' timeouts (their defaults, or DB_STATEMENT_TIMEOUT_MS and
+ * DB_IDLE_IN_TRANSACTION_TIMEOUT_MS from the environment) as the database's own, and PgBouncer's
+ * server connections opened again so that they start with them.
+ */
+async function makeTimeoutsTheDefaults(): Promise<void> {
+  const config = loadConfig({ ...process.env, DATABASE_URL: DATABASE });
+  const database = new URL(DATABASE).pathname.slice(1);
+  const client = new pg.Client({ connectionString: DATABASE });
+  await client.connect();
+  try {
+    const name = client.escapeIdentifier(database);
+    await client.query(`ALTER DATABASE ${name} SET statement_timeout = ${Math.trunc(config.DB_STATEMENT_TIMEOUT_MS)}`);
+    await client.query(`ALTER DATABASE ${name} SET idle_in_transaction_session_timeout = ${Math.trunc(config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS)}`);
+  } finally {
+    await client.end();
+  }
+  if (!options.pgbouncer) return;
+  const admin = new URL(options.pgbouncer);
+  admin.pathname = '/pgbouncer';
+  const bouncer = new pg.Client({ connectionString: admin.toString() });
+  await bouncer.connect();
+  try {
+    await bouncer.query({ text: `RECONNECT ${new URL(options.pgbouncer).pathname.slice(1)}`, queryMode: 'simple' } as pg.QueryConfig);
+  } finally {
+    await bouncer.end();
   }
 }
 
