@@ -32,7 +32,14 @@ export async function migratePostgres(url: string, connectTimeoutMs = 5000): Pro
   try {
     const db = drizzleNodePg({ client });
     const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
-    await client.query('BEGIN');
+    // No time limit for this transaction, whatever the role's or database's defaults (the README's
+    // PgBouncer section has the API's role carry its 5-second timeouts): a migration may rebuild an
+    // index over every claim, and waits for the lock while another replica migrates. One message,
+    // so that the transaction is not idle between BEGIN and the settings, and a transaction pooler
+    // runs both on the same server connection.
+    await client.query(
+      "BEGIN; SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)",
+    );
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     // drizzle's migrator reads which migrations are applied, then applies the rest in a transaction
     // of its own; here that transaction is the one holding the lock (no nested BEGIN).

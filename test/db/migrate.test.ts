@@ -79,6 +79,30 @@ describe('migrations', () => {
     }
   });
 
+  it.runIf(server.kind === 'postgres')("apply where the database's defaults carry a statement timeout shorter than a migration", async () => {
+    if (server.kind !== 'postgres') return;
+    // The README's PgBouncer section has the API's role carry its timeouts; the role that migrates may be the same one.
+    const name = `campaign_migrate_timeouts_${process.pid}`;
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.query(`ALTER DATABASE "${name}" SET statement_timeout = 1`);
+    await admin.query(`ALTER DATABASE "${name}" SET idle_in_transaction_session_timeout = 1`);
+    const url = withDatabase(server.adminUrl, name);
+    try {
+      await Promise.all([migratePostgres(url, 5000), migratePostgres(url, 5000)]);
+      const client = new pg.Client({ connectionString: url, statement_timeout: 0 });
+      await client.connect();
+      const applied = await client.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
+      await client.end();
+      expect(applied.rows[0]).toEqual({ n: journal.entries.length });
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
   it('fail with a clear message when PostgreSQL cannot be reached', async () => {
     await expect(migratePostgres('postgres://postgres@127.0.0.1:1/none', 1000)).rejects.toThrow(/cannot reach/);
   });
