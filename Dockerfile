@@ -23,9 +23,13 @@ FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
+# MALLOC_ARENA_MAX=2: glibc's malloc keeps an arena per thread that ever allocated (the claim load's
+# worker, libuv's pool), and memory freed there stays resident; with two, the server holds about
+# 20 MB less under load at the same throughput (bench/image-environment.ts has the figures).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=3000
+    PORT=3000 \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --omit=optional too: viem's optional peer typescript (and @types) would otherwise come along, and

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { datasetUrl, type DatasetSize, ensureDataset, sampleParameters } from './dataset.js';
 import { startClaimWriter } from './claim-writer.js';
+import { IMAGE_ENVIRONMENT } from './image-environment.js';
 import { drive, type LoadOptions, peakRss } from './load.js';
 import { type BenchRow, checkTargets, printTable } from './report.js';
 import { type Scenario, scenarios } from './scenarios.js';
@@ -210,7 +211,7 @@ async function withCeiling(results: BenchRow[], selected: Scenario[], bodies: st
 }
 
 async function start(command: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, { env: { ...IMAGE_ENVIRONMENT, ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode}`);
     const ready = await fetch(readyUrl).then((response) => response.ok, () => false);

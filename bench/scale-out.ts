@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { sampleParameters } from './dataset.js';
+import { IMAGE_ENVIRONMENT } from './image-environment.js';
 import { drive } from './load.js';
 import type { Scenario } from './scenarios.js';
 
@@ -311,6 +312,7 @@ async function startServer(env: Record<string, string>): Promise<BenchServer> {
   const applicationName = env.DB_APPLICATION_NAME ?? 'campaign-service';
   const child: ChildProcess = spawn(process.execPath, ['dist/server.js'], {
     env: {
+      ...IMAGE_ENVIRONMENT,
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -53,7 +53,7 @@ done
 
 # The runtime stage's environment, and nothing of this machine's (no TEST_DATABASE_URL etc.).
 run_in_image() {
-  (cd "$WORK" && env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production HOST=127.0.0.1 "$@")
+  (cd "$WORK" && env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production HOST=127.0.0.1 MALLOC_ARENA_MAX=2 "$@")
 }
 
 psql "$PG_ADMIN_URL" -qc "CREATE DATABASE \"$SCRATCH_DB\""
@@ -74,7 +74,7 @@ cmp -s "$WORK/export.ndjson" "$WORK/copy.ndjson" || fail "the imported copy expo
 PORT=$(node -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 echo "::: start: node dist/server.js on port $PORT (MIGRATE_ON_START=false)"
 cd "$WORK"
-env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production HOST=127.0.0.1 PORT="$PORT" \
+env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production HOST=127.0.0.1 MALLOC_ARENA_MAX=2 PORT="$PORT" \
   DATABASE_URL="$DATABASE_URL" MIGRATE_ON_START=false SHUTDOWN_GRACE_MS=5000 \
   node dist/server.js >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
