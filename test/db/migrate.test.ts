@@ -54,53 +54,51 @@ describe('migrations', () => {
   });
 
   const server = inject('testDatabase');
-  it.runIf(server.kind === 'postgres')('apply to an empty PostgreSQL database concurrently and idempotently', async () => {
+
+  /** `work` on an empty database of its own (`settings` its defaults), dropped afterwards. */
+  const withEmptyDatabase = async (suffix: string, settings: string[], work: (url: string) => Promise<void>) => {
     if (server.kind !== 'postgres') return;
-    const name = `campaign_migrate_${process.pid}`;
+    const name = `campaign_migrate_${suffix}_${process.pid}`;
     const admin = new pg.Client({ connectionString: server.adminUrl });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = withDatabase(server.adminUrl, name);
     try {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin.query(`CREATE DATABASE "${name}"`);
+      for (const setting of settings) await admin.query(`ALTER DATABASE "${name}" SET ${setting}`);
+      await work(withDatabase(server.adminUrl, name));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  };
+  const migrationsApplied = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('SET statement_timeout = 0');
+      const { rows } = await client.query<{ table_name: string }>(TABLES_QUERY);
+      const applied = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
+      return { tables: rows.map((row) => row.table_name), count: applied.rows[0]!.n };
+    } finally {
+      await client.end();
+    }
+  };
+
+  it.runIf(server.kind === 'postgres')('apply to an empty PostgreSQL database concurrently and idempotently', async () => {
+    await withEmptyDatabase('plain', [], async (url) => {
       // Two replicas starting together: the advisory lock serialises them.
       await Promise.all([migratePostgres(url, 5000), migratePostgres(url, 5000)]);
       await migratePostgres(url, 5000);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const { rows } = await client.query<{ table_name: string }>(TABLES_QUERY);
-      const applied = await client.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
-      await client.end();
-      expect(rows.map((row) => row.table_name)).toEqual(EXPECTED_TABLES);
-      expect(applied.rows[0]).toEqual({ n: journal.entries.length });
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    }
+      expect(await migrationsApplied(url)).toEqual({ tables: EXPECTED_TABLES, count: journal.entries.length });
+    });
   });
 
   it.runIf(server.kind === 'postgres')("apply where the database's defaults carry a statement timeout shorter than a migration", async () => {
-    if (server.kind !== 'postgres') return;
     // The README's PgBouncer section has the API's role carry its timeouts; the role that migrates may be the same one.
-    const name = `campaign_migrate_timeouts_${process.pid}`;
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.query(`ALTER DATABASE "${name}" SET statement_timeout = 1`);
-    await admin.query(`ALTER DATABASE "${name}" SET idle_in_transaction_session_timeout = 1`);
-    const url = withDatabase(server.adminUrl, name);
-    try {
+    await withEmptyDatabase('timeouts', ['statement_timeout = 1', 'idle_in_transaction_session_timeout = 1'], async (url) => {
       await Promise.all([migratePostgres(url, 5000), migratePostgres(url, 5000)]);
-      const client = new pg.Client({ connectionString: url, statement_timeout: 0 });
-      await client.connect();
-      const applied = await client.query('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
-      await client.end();
-      expect(applied.rows[0]).toEqual({ n: journal.entries.length });
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    }
+      expect(await migrationsApplied(url)).toEqual({ tables: EXPECTED_TABLES, count: journal.entries.length });
+    });
   });
 
   it('fail with a clear message when PostgreSQL cannot be reached', async () => {
