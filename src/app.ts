@@ -67,9 +67,6 @@ export interface AppDependencies {
   entryCache?: EntryCache;
 }
 
-/** How long a built entry is reused at most (see EntryCacheOptions.maxAgeMs). */
-const ENTRY_MAX_AGE_MS = 60_000;
-
 /**
  * Builds the whole HTTP application: every Fastify option, plugin and route, registered
  * explicitly in one visible order. It never reads the environment and never listens.
@@ -154,7 +151,7 @@ export async function buildApp(
       }),
   });
   await app.register(entryCacheLifecycle, {
-    entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE, maxAgeMs: ENTRY_MAX_AGE_MS }),
+    entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE }),
   });
 
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.

@@ -9,6 +9,7 @@ import {
   integer,
   jsonb,
   numeric,
+  pgSequence,
   pgTable,
   primaryKey,
   smallint,
@@ -629,6 +630,40 @@ export const campaignSetVersion = pgTable(
     value: bigint('value', { mode: 'number' }).notNull().default(0),
   },
   () => [check('campaign_set_version_single_row', sql`id = 1`)],
+);
+
+/**
+ * Where the versions of trending entries come from: every bump takes the next value, so a version is
+ * never given twice, not even to a campaign key reused after a TRUNCATE.
+ */
+export const entryVersionSequence = pgSequence('entry_version_seq');
+
+/**
+ * The version of each campaign's trending entry: what the API's entry cache compares before it
+ * reuses an entry it built. Taken from `entry_version_seq` whenever a row the entry shows changes:
+ * the campaign, its allow list's type or its incentives (claim totals included), by
+ * `refresh_campaigns()` and the claim path of `incentives_after_write()`. One lookup per campaign
+ * instead of reading the version of every row an entry is built from.
+ */
+export const entryVersions = pgTable('entry_versions', {
+  campaignKey: integer('campaign_key')
+    .primaryKey()
+    .references(() => campaigns.key, { onDelete: 'cascade' }),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
+/**
+ * One row: the version of the rows many entries share (tokens, action templates, projects), taken
+ * from `entry_version_seq` by any write to them (`entry_shared_after_write()`). Such writes are rare,
+ * and one of them makes every kept entry be built again instead of fanning out to every campaign.
+ */
+export const entrySharedVersion = pgTable(
+  'entry_shared_version',
+  {
+    id: smallint('id').primaryKey().default(1),
+    value: bigint('value', { mode: 'number' }).notNull().default(0),
+  },
+  () => [check('entry_shared_version_single_row', sql`id = 1`)],
 );
 
 /** A transaction id that never wraps around (`pg_current_xact_id()`), and a snapshot of which ones were in progress. */

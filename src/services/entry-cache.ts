@@ -3,7 +3,7 @@
  * but the asker's standing and the claim volumes, which every request adds (see entry-texts.ts).
  */
 export interface BuiltEntry {
-  /** trending_entry_versions()'s version of the campaign's rows when the entry was built. */
+  /** trending_entry_versions()'s version of the campaign's entry when it was built. */
   version: string;
   /** The entry's JSON object without its closing brace, as UTF-8: the per-request fields follow. */
   head: Buffer;
@@ -18,18 +18,10 @@ export interface BuiltEntry {
 export interface EntryCacheOptions {
   /** The most entries kept; the least recently used go first. 0 keeps none. */
   maxEntries: number;
-  /**
-   * How long an entry is trusted at most, in milliseconds. Versions are 32-bit transaction IDs, which
-   * PostgreSQL reuses after about four billion transactions: bounding an entry's life rules out
-   * taking a reused ID for the one the entry was built at.
-   */
-  maxAgeMs: number;
-  now?: () => number;
 }
 
 interface Kept {
   entry: BuiltEntry;
-  expiresAt: number;
   /** Used since it was kept or last spared: spared once more when its turn to go comes. */
   used: boolean;
 }
@@ -42,25 +34,24 @@ interface Kept {
  * few thousand hits (tens of kilobytes each time, kept by the long-lived Map) was the largest thing
  * the reward-kit list promoted to the old generation.
  * An entry is returned only for the version it was built at, so a changed campaign is built again.
+ * Versions come from a sequence and are never given twice (entry_versions), so an entry is trusted
+ * for as long as its version is current, however long that is.
  */
 export class EntryCache {
   private readonly kept = new Map<number, Kept>();
-  private readonly now: () => number;
   private reused = 0;
   private missed = 0;
 
-  constructor(private readonly options: EntryCacheOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: EntryCacheOptions) {}
 
-  /** The entry of campaign `key` built at `version`, if kept and not expired. */
+  /** The entry of campaign `key` built at `version`, if kept. */
   get(key: number, version: string): BuiltEntry | undefined {
     const kept = this.kept.get(key);
     if (kept === undefined) {
       this.missed++;
       return undefined;
     }
-    if (kept.entry.version !== version || kept.expiresAt <= this.now()) {
+    if (kept.entry.version !== version) {
       this.kept.delete(key);
       this.missed++;
       return undefined;
@@ -83,7 +74,7 @@ export class EntryCache {
         this.kept.set(oldestKey, oldest);
       }
     }
-    this.kept.set(key, { entry, expiresAt: this.now() + this.options.maxAgeMs, used: false });
+    this.kept.set(key, { entry, used: false });
   }
 
   get size(): number {

@@ -25,6 +25,8 @@ const EXPECTED_TABLES = [
   'claim_signatures',
   'claims',
   'contracts',
+  'entry_shared_version',
+  'entry_versions',
   'incentives',
   'indexer_blocks',
   'indexer_checkpoints',

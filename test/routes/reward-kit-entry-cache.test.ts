@@ -22,7 +22,7 @@ describe('trending and reward-kit built entries', () => {
   let database: TestDatabase;
   let keeping: App;
   let building: App;
-  const kept = new EntryCache({ maxEntries: 10_000, maxAgeMs: 3_600_000 });
+  const kept = new EntryCache({ maxEntries: 10_000 });
   let claimant = '';
   /** A campaign in the claimant's profile with a template, an allow list and a token the service knows. */
   let target = { key: 0, publicId: '', templateId: '', projectId: '', allowListId: '', chainId: 0, asset: '' };
@@ -35,7 +35,7 @@ describe('trending and reward-kit built entries', () => {
     keeping = await buildTestApp(database, {}, undefined, { clock: () => NOW, entryCache: kept });
     building = await buildTestApp(database, {}, undefined, {
       clock: () => NOW,
-      entryCache: new EntryCache({ maxEntries: 0, maxAgeMs: 0 }),
+      entryCache: new EntryCache({ maxEntries: 0 }),
     });
     const [chosen] = await rows<{ claimant: string }>(
       sql`SELECT claimant FROM claims GROUP BY claimant ORDER BY count(DISTINCT campaign_key) DESC, claimant LIMIT 1`,

@@ -21,8 +21,10 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
                     WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
       -- Only the claim totals moved (a claim was written): the documents do not hold them, and the
-      -- flags can only move where an incentive crossed its claim limit or budget, either way.
+      -- flags can only move where an incentive crossed its claim limit or budget, either way. The
+      -- trending entries show the totals: new versions.
       PERFORM refresh_campaign_live(keys);
+      PERFORM bump_entry_versions(keys);
       keys := ARRAY(SELECT DISTINCT o.campaign_key
                       FROM old_rows AS o JOIN new_rows AS n USING (campaign_key, position)
                      WHERE (coalesce(o.total_claims >= o.claim_limit, false) OR coalesce(o.total_amount_claimed >= o.total_budget, false))

@@ -1,6 +1,7 @@
 -- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL): what
 -- refresh_campaign_totals() keeps, and the campaign_documents row. The documents leave a placeholder
--- (U+0001) where the fields claims change go: readers fill them in from campaign_live. Skipped while a bulk
+-- (U+0001) where the fields claims change go: readers fill them in from campaign_live. The campaigns'
+-- trending entries get new versions (bump_entry_versions()). Skipped while a bulk
 -- loader has deferred it (refresh_deferred()); that loader calls refresh_campaigns(NULL) at its end.
 -- Written as joins of per-campaign aggregates rather than correlated subqueries: a handful of keys
 -- become index lookups, a whole data set becomes hash joins (a bulk load rebuilds its indexes in the
@@ -20,6 +21,7 @@ BEGIN
 
   -- The flags and the fields claims change: the documents below leave placeholders for the latter.
   PERFORM refresh_campaign_totals(keys);
+  PERFORM bump_entry_versions(keys);
 
   WITH targets AS MATERIALIZED (
     SELECT c.* FROM unnest(keys) AS t(key) JOIN campaigns AS c ON c.key = t.key
