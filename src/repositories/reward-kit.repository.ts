@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
 import { limitOffset } from './paging.js';
 import type { PageRequest } from '../schemas/common.js';
-import { isActiveAt, whereClause } from './campaign-filters.js';
+import { isActiveAt, onlyWhitelistFilter, whereClause } from './campaign-filters.js';
 import { type EntryVersionRow, entryFilterConditions, type TrendingFilters } from './trending.repository.js';
 
 export type RewardStatus = 'active' | 'claimed' | 'claimable';
@@ -46,9 +46,12 @@ export function createRewardKitRepository(db: Database) {
 
     /**
      * GET /reward-kit's three lists (keys, most recent first, at most `limit` each), the incentive
-     * each unused signature names, and the USD value of all the claimant's claims.
+     * each unused signature names, and the USD value of all the claimant's claims; for a profile
+     * filtered by nothing but the token whitelist, also the lists' entry versions and the claimant's
+     * standing (`versions`), all from one call of reward_profile().
      */
-    async findProfile(claimant: string, filters: TrendingFilters, limit: number, now: Date) {
+    async findProfile(claimant: string, filters: TrendingFilters, limit: number, now: Date): Promise<ProfileRows> {
+      if (onlyWhitelistFilter(filters)) return profileInOneCall(db, claimant, filters.tokenWhitelist, limit, now);
       // Named statements, planned once per connection: each list reads the claimant's own claims or
       // signatures through their index whatever the claimant, so one generic plan serves all. Planned
       // per request they took 1.3 of the profile's 4.5 ms of PostgreSQL time.
@@ -69,6 +72,7 @@ export function createRewardKitRepository(db: Database) {
         active: active.map((row) => row.key),
         unusedSignatures: signatures,
         claimedUsd: totals[0]?.usd ?? '0',
+        versions: undefined,
       };
     },
 
@@ -98,6 +102,34 @@ export function createRewardKitRepository(db: Database) {
 }
 
 export type RewardKitRepository = ReturnType<typeof createRewardKitRepository>;
+
+/** What GET /reward-kit is made of: the three lists' keys in order, the unused signatures on claimable campaigns, the claims' USD. */
+export interface ProfileRows {
+  claimed: number[];
+  claimable: number[];
+  active: number[];
+  unusedSignatures: { key: number; incentive_id: number }[];
+  claimedUsd: string;
+  /** The listed campaigns' entry versions and the claimant's standing, when read with the lists. */
+  versions: EntryVersionRow[] | undefined;
+}
+
+type ProfileRow = EntryVersionRow & { list: 'totals' | 'claimed' | 'claimable' | 'active' | 'signature'; claimed_usd: string | null };
+
+/** The unfiltered profile (src/db/sql/reward_profile.sql): one round trip, plans kept per server connection. */
+async function profileInOneCall(db: Database, claimant: string, whitelistedOnly: boolean, limit: number, now: Date): Promise<ProfileRows> {
+  const rows = await queryRows<ProfileRow>(db, sql`SELECT * FROM reward_profile(${claimant}, ${now}, ${whitelistedOnly}, ${limit})`);
+  const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions: [] };
+  for (const { list, claimed_usd, ...version } of rows) {
+    if (list === 'totals') profile.claimedUsd = claimed_usd ?? '0';
+    else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
+    else {
+      profile[list].push(version.key);
+      profile.versions!.push(version);
+    }
+  }
+  return profile;
+}
 
 /**
  * `claimant` may claim under the campaign's allow list (decisions section 4): none or open, listed

@@ -50,7 +50,14 @@ export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileR
   const found = await deps.rewardKit.findProfile(request.claimant, request.filters, MAX_PROFILE_LIST, request.now);
   const options = { claimant: request.claimant, includeTokenMetadata: request.includeTokenMetadata };
   // One description of the three lists' campaigns, whatever the lists hold.
-  const described = await describeEntries(deps, [...found.claimed, ...found.claimable, ...found.active], options, request.now);
+  const described = await describeEntries(
+    deps,
+    [...found.claimed, ...found.claimable, ...found.active],
+    options,
+    request.now,
+    undefined,
+    found.versions,
+  );
   // What each unused signature would pay: its incentive's reward in USD, as the entry shows it.
   let claimableUsd = 0;
   for (const signature of found.unusedSignatures) {
