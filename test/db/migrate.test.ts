@@ -97,7 +97,10 @@ describe('migrations', () => {
 
   it.runIf(server.kind === 'postgres')("apply where the database's defaults carry a statement timeout shorter than a migration", async () => {
     // The README's PgBouncer section has the API's role carry its timeouts; the role that migrates may be the same one.
-    await withEmptyDatabase('timeouts', ['statement_timeout = 1', 'idle_in_transaction_session_timeout = 1'], async (url) => {
+    // 200 ms: far less than migrating takes (which the second migration waits for), and enough for the
+    // message that lifts them, the first of a new server connection, to finish within it on a loaded
+    // machine (with 1 ms, PostgreSQL sometimes cancelled that very message while filling its caches).
+    await withEmptyDatabase('timeouts', ['statement_timeout = 200', 'idle_in_transaction_session_timeout = 200'], async (url) => {
       await Promise.all([migratePostgres(url, 5000), migratePostgres(url, 5000)]);
       expect(await migrationsApplied(url)).toEqual({ tables: EXPECTED_TABLES, count: journal.entries.length });
     });
