@@ -119,13 +119,14 @@ type ProfileRow = EntryVersionRow & { list: 'totals' | 'claimed' | 'claimable' |
 /** The unfiltered profile (src/db/sql/reward_profile.sql): one round trip, plans kept per server connection. */
 async function profileInOneCall(db: Database, claimant: string, whitelistedOnly: boolean, limit: number, now: Date): Promise<ProfileRows> {
   const rows = await queryRows<ProfileRow>(db, sql`SELECT * FROM reward_profile(${claimant}, ${now}, ${whitelistedOnly}, ${limit})`);
-  const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions: [] };
+  const versions: EntryVersionRow[] = [];
+  const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions };
   for (const { list, claimed_usd, ...version } of rows) {
     if (list === 'totals') profile.claimedUsd = claimed_usd ?? '0';
     else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
     else {
       profile[list].push(version.key);
-      profile.versions!.push(version);
+      versions.push(version);
     }
   }
   return profile;
