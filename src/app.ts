@@ -8,6 +8,7 @@ import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
 import { claimWindowsLifecycle } from './plugins/claim-windows.js';
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
+import { profileCacheLifecycle } from './plugins/profile-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
@@ -15,7 +16,7 @@ import { overloadProtection } from './plugins/external/overload.js';
 import { cachingSerializerFactory } from './serializer-cache.js';
 import { rateLimitPerClient } from './plugins/external/rate-limit.js';
 import { securityHeaders } from './plugins/external/security-headers.js';
-import { metrics, rateLimitStoreErrors, registerEntryCacheMetrics } from './plugins/metrics.js';
+import { metrics, rateLimitStoreErrors, registerEntryCacheMetrics, registerProfileCacheMetrics } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
@@ -37,6 +38,7 @@ import { SHARED_SCHEMAS } from './schemas/index.js';
 import { claimFeedSignal } from './services/claim-feed-signal.js';
 import { ClaimWindows } from './services/claim-windows.js';
 import { EntryCache } from './services/entry-cache.js';
+import { ProfileCache } from './services/profile-cache.js';
 import { ReplicaLag } from './services/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
@@ -65,6 +67,8 @@ export interface AppDependencies {
   claimWindows?: ClaimWindows;
   /** The trending and reward-kit operations' built entries (default: ENTRY_CACHE_SIZE of them, emptied when the app closes). */
   entryCache?: EntryCache;
+  /** GET /reward-kit's kept answers (default: PROFILE_CACHE_MAX_MB of them, emptied when the app closes). */
+  profileCache?: ProfileCache;
 }
 
 /**
@@ -73,7 +77,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -153,6 +157,9 @@ export async function buildApp(
   await app.register(entryCacheLifecycle, {
     entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE }),
   });
+  await app.register(profileCacheLifecycle, {
+    profileCache: profileCache ?? new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 }),
+  });
 
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
   await app.register(errorHandler);
@@ -161,7 +168,10 @@ export async function buildApp(
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);
   if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
-  if (app.metricsRegistry) registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
+  if (app.metricsRegistry) {
+    registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
+    registerProfileCacheMetrics(app.metricsRegistry, app.profileCache);
+  }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.
   if (config.RATE_LIMIT_MAX > 0) {

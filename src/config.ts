@@ -152,6 +152,13 @@ export const ConfigSchema = Type.Object({
     description:
       'How many built trending and reward-kit entries the server keeps (about 2 KB each), reused while their campaign\'s rows are unchanged; 0 builds every entry per request',
   }),
+  PROFILE_CACHE_MAX_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4096,
+    default: 16,
+    description:
+      "Memory for kept GET /reward-kit answers (about 1 KB per listed reward), served again while the claimant's rows, the campaigns and the clock leave them exact; 0 builds every profile per request",
+  }),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       description:

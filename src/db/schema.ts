@@ -653,6 +653,19 @@ export const entryVersions = pgTable('entry_versions', {
 });
 
 /**
+ * The version of what a claimant's reward-kit profile shows of that claimant alone: its claims, its
+ * claim signatures, and the allow lists and access lists that name its address. Taken from
+ * `entry_version_seq` by any write to those rows (`claimant_after_write()`), so the API can keep a
+ * built profile and check it with one lookup instead of reading the claimant's rows again. A
+ * claimant never written has no row (version 0). Bulk loads and TRUNCATEs bump
+ * `campaign_set_version` instead, which every kept profile is checked against too.
+ */
+export const claimantVersions = pgTable('claimant_versions', {
+  claimant: text('claimant').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
+/**
  * One row: the version of the rows many entries share (tokens, action templates, projects), taken
  * from `entry_version_seq` by any write to them (`entry_shared_after_write()`). Such writes are rare,
  * and one of them makes every kept entry be built again instead of fanning out to every campaign.

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EntryCache } from '../services/entry-cache.js';
+import type { ProfileCache } from '../services/profile-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -106,6 +107,31 @@ export function registerEntryCacheMetrics(registry: Registry, cache: EntryCache)
   new Counter({
     name: 'reward_entry_lookups_total',
     help: 'Entries the trending and reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const now = cache.lookups;
+      this.inc({ result: 'reused' }, now.reused - counted.reused);
+      this.inc({ result: 'missed' }, now.missed - counted.missed);
+      counted = now;
+    },
+  });
+}
+
+/** The reward-kit profile cache: the bytes of answers it keeps, and how often a kept one was served. */
+export function registerProfileCacheMetrics(registry: Registry, cache: ProfileCache): void {
+  new Gauge({
+    name: 'reward_profiles_kept_bytes',
+    help: 'Bytes of GET /reward-kit answers the server keeps (PROFILE_CACHE_MAX_MB at most)',
+    registers: [registry],
+    collect() {
+      this.set(cache.keptBytes);
+    },
+  });
+  let counted = cache.lookups;
+  new Counter({
+    name: 'reward_profile_lookups_total',
+    help: 'GET /reward-kit answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
     labelNames: ['result'],
     registers: [registry],
     collect() {

@@ -182,8 +182,7 @@ function countQuery(conditions: SQL[], activeAt: Date | undefined): SQL {
   const validUntilMs =
     activeAt === undefined
       ? sql`NULL::float8`
-      : sql`(EXTRACT(EPOCH FROM LEAST((SELECT min(start_time) FROM campaigns WHERE start_time > ${activeAt}),
-                                      (SELECT min(end_time) FROM campaigns WHERE end_time > ${activeAt}))) * 1000)::float8`;
+      : sql`(EXTRACT(EPOCH FROM campaigns_next_start_or_end(${activeAt})) * 1000)::float8`;
   return sql`
     SELECT count(*)::integer AS total,
            (SELECT value FROM campaign_set_version) AS version,

@@ -73,7 +73,20 @@ export function createRewardKitRepository(db: Database) {
         unusedSignatures: signatures,
         claimedUsd: totals[0]?.usd ?? '0',
         versions: undefined,
+        kept: undefined,
       };
+    },
+
+    /**
+     * reward_profile_state() of `claimant` and the campaigns a kept profile lists: equal to the state
+     * it was built with exactly when what it shows of the database is unchanged.
+     */
+    async profileState(claimant: string, keys: number[]): Promise<string> {
+      const [row] = await queryRows<{ state: string }>(
+        db,
+        sql`SELECT reward_profile_state(${claimant}, ${sql.param(keys)}::integer[]) AS state`,
+      );
+      return row!.state;
     },
 
     /** The campaign by public ID with its claim count, newest claims, and `address`'s latest claim transaction. */
@@ -112,18 +125,27 @@ export interface ProfileRows {
   claimedUsd: string;
   /** The listed campaigns' entry versions and the claimant's standing, when read with the lists. */
   versions: EntryVersionRow[] | undefined;
+  /** What a kept copy of the answer is checked against (src/services/profile-cache.ts), when read with the lists. */
+  kept: { state: string; validUntilMs: number | null } | undefined;
 }
 
-type ProfileRow = EntryVersionRow & { list: 'totals' | 'claimed' | 'claimable' | 'active' | 'signature'; claimed_usd: string | null };
+type ProfileRow = EntryVersionRow & {
+  list: 'totals' | 'claimed' | 'claimable' | 'active' | 'signature';
+  claimed_usd: string | null;
+  state: string | null;
+  valid_until_ms: number | null;
+};
 
 /** The unfiltered profile (src/db/sql/reward_profile.sql): one round trip, plans kept per server connection. */
 async function profileInOneCall(db: Database, claimant: string, whitelistedOnly: boolean, limit: number, now: Date): Promise<ProfileRows> {
   const rows = await queryRows<ProfileRow>(db, sql`SELECT * FROM reward_profile(${claimant}, ${now}, ${whitelistedOnly}, ${limit})`);
   const versions: EntryVersionRow[] = [];
-  const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions };
-  for (const { list, claimed_usd, ...version } of rows) {
-    if (list === 'totals') profile.claimedUsd = claimed_usd ?? '0';
-    else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
+  const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions, kept: undefined };
+  for (const { list, claimed_usd, state, valid_until_ms, ...version } of rows) {
+    if (list === 'totals') {
+      profile.claimedUsd = claimed_usd ?? '0';
+      profile.kept = { state: state!, validUntilMs: valid_until_ms };
+    } else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
     else {
       profile[list].push(version.key);
       versions.push(version);

@@ -24,6 +24,7 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
     trending: app.repositories.trending,
     rewardKit: app.repositories.rewardKit,
     entries: app.entryCache,
+    profiles: app.profileCache,
   };
 
   app.get(
@@ -82,13 +83,15 @@ export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { query } = request;
-      const profile = await rewardProfile(deps, {
+      const { body, etag } = await rewardProfile(deps, {
         claimant: query.claimantAddress.toLowerCase(),
         filters: trendingFiltersFrom(query),
         includeTokenMetadata: query.includeTokenMetadata ?? false,
         now: app.clock(),
       });
-      return sendJsonText(reply, profile);
+      // Known for a kept answer: the public-cache hook then does not hash it again.
+      if (etag !== undefined) void reply.header('etag', etag);
+      return sendJsonText(reply, body);
     },
   );
 

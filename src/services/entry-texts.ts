@@ -1,10 +1,9 @@
 import type { EntryVersionRow, TrendingPageRow, TrendingRepository } from '../repositories/trending.repository.js';
 import type { TrendingEntry } from '../schemas/trending.js';
-import type { CampaignVolume } from './claim-volume-state.js';
 import type { ClaimWindows } from './claim-windows.js';
 import type { BuiltEntry, EntryCache } from './entry-cache.js';
 import type { JsonBytes } from './json-bytes.js';
-import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, entryVolumes } from './trending.js';
+import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, type EntryVolume, entryVolumes } from './trending.js';
 
 export interface EntryTextDeps {
   windows: ClaimWindows;
@@ -38,7 +37,7 @@ export async function describeEntries(
   keys: number[],
   options: EntryOptions,
   now: Date,
-  volumeOf?: (key: number) => CampaignVolume | undefined,
+  volumeOf?: (key: number) => EntryVolume | undefined,
   knownVersions?: EntryVersionRow[],
 ): Promise<Map<number, DescribedEntry>> {
   const described = new Map<number, DescribedEntry>();
@@ -98,7 +97,7 @@ function buildEntry(row: TrendingPageRow, version: string): BuiltEntry {
 function describe(
   entry: BuiltEntry,
   standing: EntryVersionRow,
-  volume: CampaignVolume | undefined,
+  volume: EntryVolume | undefined,
   options: EntryOptions,
 ): DescribedEntry {
   const fields = entryStanding(standing, entry.allowListType, options.claimant);

@@ -1,11 +1,14 @@
 import type { RewardKitRepository, RewardSort, RewardStatus } from '../repositories/reward-kit.repository.js';
 import type { TrendingFilters } from '../repositories/trending.repository.js';
+import { onlyWhitelistFilter } from '../repositories/campaign-filters.js';
+import { entityTag } from '../plugins/public-cache.js';
 import type { PageRequest } from '../schemas/common.js';
 import { MAX_REWARD_CLAIMS, type Reward, type RewardList, type RewardProfile } from '../schemas/reward-kit.js';
 import { microsToNumber, parseMicros } from './amounts.js';
 import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
 import { type JsonBuffer, JsonBytes } from './json-bytes.js';
-import type { EntryOptions } from './trending.js';
+import { type ProfileCache, listedVolumes } from './profile-cache.js';
+import type { EntryOptions, EntryVolume } from './trending.js';
 
 /**
  * The reward-kit operations (decisions section 9). A reward is a trending entry: its claim volumes
@@ -46,18 +49,54 @@ export interface RewardProfileRequest {
   now: Date;
 }
 
-export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileRequest): Promise<JsonBuffer<RewardProfile>> {
-  const found = await deps.rewardKit.findProfile(request.claimant, request.filters, MAX_PROFILE_LIST, request.now);
+export interface RewardProfileAnswer {
+  body: JsonBuffer<RewardProfile>;
+  /** The body's entity tag, when known without hashing it again (a kept answer's). */
+  etag: string | undefined;
+}
+
+export interface RewardProfileDeps extends RewardKitDeps {
+  profiles: ProfileCache;
+}
+
+/**
+ * GET /reward-kit. A profile filtered by nothing but the token whitelist (what a wallet asks) is
+ * kept (profile-cache.ts) and served again while its state, its clock window and its campaigns'
+ * volumes are unchanged; any difference builds it again.
+ */
+export async function rewardProfile(deps: RewardProfileDeps, request: RewardProfileRequest): Promise<RewardProfileAnswer> {
+  const cacheKey = onlyWhitelistFilter(request.filters)
+    ? `${request.claimant} ${request.filters.tokenWhitelist} ${request.includeTokenMetadata}`
+    : undefined;
+  if (cacheKey !== undefined) {
+    const kept = deps.profiles.candidate(cacheKey, request.now);
+    if (kept !== undefined) {
+      const [state, view] = await Promise.all([deps.rewardKit.profileState(request.claimant, kept.keys), deps.windows.at(request.now)]);
+      if (state === kept.state && sameVolumes(kept.volumes, listedVolumes(kept.keys, view))) {
+        deps.profiles.counted('reused');
+        deps.profiles.touch(cacheKey, kept);
+        return { body: kept.body, etag: kept.etag };
+      }
+    }
+    deps.profiles.counted('missed');
+  }
+
+  const [found, view] = await Promise.all([
+    deps.rewardKit.findProfile(request.claimant, request.filters, MAX_PROFILE_LIST, request.now),
+    deps.windows.at(request.now),
+  ]);
+  const keys = [...found.claimed, ...found.claimable, ...found.active];
+  // The volumes the entries show, read once (the windows move on while entries are built): a kept
+  // copy is compared with these.
+  const volumes = listedVolumes(keys, view);
+  const volumeAt = new Map(keys.map((key, index) => [key, index]));
+  const volumeOf = (key: number): EntryVolume => {
+    const index = volumeAt.get(key)!;
+    return { usdMicros: (window) => volumes[index * 2 + (window === '24h' ? 0 : 1)]! };
+  };
   const options = { claimant: request.claimant, includeTokenMetadata: request.includeTokenMetadata };
   // One description of the three lists' campaigns, whatever the lists hold.
-  const described = await describeEntries(
-    deps,
-    [...found.claimed, ...found.claimable, ...found.active],
-    options,
-    request.now,
-    undefined,
-    found.versions,
-  );
+  const described = await describeEntries(deps, keys, options, request.now, volumeOf, found.versions);
   // What each unused signature would pay: its incentive's reward in USD, as the entry shows it.
   let claimableUsd = 0;
   for (const signature of found.unusedSignatures) {
@@ -67,7 +106,7 @@ export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileR
     totalClaimedAmountUsd: microsToNumber(parseMicros(found.claimedUsd)),
     totalClaimableAmountUsd: Math.round(claimableUsd * 1e6) / 1e6,
   };
-  return new JsonBytes()
+  const body = new JsonBytes()
     .text('{"activeCampaigns":')
     .array(inOrder(found.active, described), writeEntry)
     .text(',"claimedCampaigns":')
@@ -75,7 +114,25 @@ export async function rewardProfile(deps: RewardKitDeps, request: RewardProfileR
     .text(',"claimableCampaigns":')
     .array(inOrder(found.claimable, described), writeEntry)
     .text(`,${JSON.stringify(totals).slice(1)}`)
-    .toBuffer();
+    .toBuffer<RewardProfile>();
+  if (cacheKey === undefined || found.kept === undefined) return { body, etag: undefined };
+  const etag = entityTag(body);
+  deps.profiles.set(cacheKey, {
+    state: found.kept.state,
+    builtAt: request.now.getTime(),
+    validUntil: found.kept.validUntilMs,
+    keys,
+    volumes,
+    body,
+    etag,
+  });
+  return { body, etag };
+}
+
+function sameVolumes(kept: Float64Array, now: Float64Array): boolean {
+  if (kept.length !== now.length) return false;
+  for (let index = 0; index < kept.length; index++) if (kept[index] !== now[index]) return false;
+  return true;
 }
 
 export interface RewardRequest {

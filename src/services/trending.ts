@@ -147,7 +147,10 @@ export function entryStanding(standing: ClaimantStanding, allowListType: string 
 }
 
 /** USD claimed in the last 24 hours and hour, at the request's instant. */
-export function entryVolumes(volume: CampaignVolume | undefined): EntryVolumes {
+/** What an entry shows of its campaign's claim volumes. */
+export type EntryVolume = Pick<CampaignVolume, 'usdMicros'>;
+
+export function entryVolumes(volume: EntryVolume | undefined): EntryVolumes {
   return {
     // Not `volume.windows`: that builds every window's totals as objects, per entry.
     usdDistributed24Hr: volume === undefined ? 0 : microsToNumber(volume.usdMicros('24h')),

@@ -23,6 +23,7 @@ const EXPECTED_TABLES = [
   'claim_change_marks',
   'claim_changes',
   'claim_signatures',
+  'claimant_versions',
   'claims',
   'contracts',
   'entry_shared_version',

@@ -48,7 +48,8 @@ describe('reward_profile(): the profile as the built statements make it', () => 
           const built = await repository.findProfile(claimant, { tokenWhitelist, excludedActionTypes: ['no-such-action'] }, limit, NOW);
           const where = `${claimant} whitelist ${tokenWhitelist} limit ${limit}`;
           expect(built.versions, where).toBeUndefined();
-          expect({ ...fast, versions: undefined, unusedSignatures: sortedSignatures(fast) }, where).toEqual({
+          expect(built.kept, where).toBeUndefined();
+          expect({ ...fast, versions: undefined, kept: undefined, unusedSignatures: sortedSignatures(fast) }, where).toEqual({
             ...built,
             unusedSignatures: sortedSignatures(built),
           });
@@ -58,6 +59,14 @@ describe('reward_profile(): the profile as the built statements make it', () => 
             sql`SELECT * FROM trending_entry_versions(${sql.param(keys)}::integer[], ${claimant})`,
           );
           expect(fast.versions, where).toEqual(expected);
+          // What a kept copy is checked against: the same state read on its own, and the next start or end.
+          expect(fast.kept?.state, where).toBe(await repository.profileState(claimant, keys));
+          const [boundary] = await queryRows<{ ms: number | null }>(
+            database.db,
+            sql`SELECT (EXTRACT(EPOCH FROM min(t)) * 1000)::float8 AS ms
+                  FROM (SELECT start_time AS t FROM campaigns UNION ALL SELECT end_time FROM campaigns) AS times WHERE t > ${NOW}`,
+          );
+          expect(fast.kept?.validUntilMs, where).toBe(boundary!.ms);
           listed += keys.length;
           signed += fast.unusedSignatures.length;
           for (const row of expected) standings.add(`${row.claimant_claimed}/${row.claimant_listed}/${row.claimant_member}/${row.signature !== null}`);

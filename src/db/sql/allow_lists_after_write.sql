@@ -5,6 +5,11 @@ BEGIN
     RETURN NULL;
   END IF;
   PERFORM refresh_campaigns(ARRAY(SELECT c.key FROM campaigns AS c WHERE c.allow_list_id IN (SELECT id FROM changed_rows)));
+  -- Who may claim under a list (its type, its access list) decides which campaigns a reward-kit
+  -- profile offers, unlisted ones included.
+  IF EXISTS (SELECT 1 FROM changed_rows) THEN
+    PERFORM bump_campaign_set_version();
+  END IF;
   RETURN NULL;
 END
 $$;

@@ -1,0 +1,77 @@
+-- The rows a reward-kit profile shows of its claimant alone: claims and claim signatures (by
+-- `claimant`), allow-list addresses and access-list members (by `address`). A write gives each
+-- address it touched a new version (bump_claimant_versions()). A bulk load skips it (refresh
+-- deferred) and a TRUNCATE cannot say whom it touched: both bump campaign_set_version, against which
+-- every kept profile is checked as well (the bulk loaders do at their end).
+CREATE OR REPLACE FUNCTION claimant_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  touched text[] := '{}';
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM bump_campaign_set_version();
+    RETURN NULL;
+  END IF;
+  IF refresh_deferred() THEN
+    RETURN NULL;
+  END IF;
+  IF TG_TABLE_NAME IN ('claims', 'claim_signatures') THEN
+    IF TG_OP <> 'DELETE' THEN touched := touched || ARRAY(SELECT n.claimant FROM new_rows AS n); END IF;
+    IF TG_OP <> 'INSERT' THEN touched := touched || ARRAY(SELECT o.claimant FROM old_rows AS o); END IF;
+  ELSE
+    IF TG_OP <> 'DELETE' THEN touched := touched || ARRAY(SELECT n.address FROM new_rows AS n); END IF;
+    IF TG_OP <> 'INSERT' THEN touched := touched || ARRAY(SELECT o.address FROM old_rows AS o); END IF;
+  END IF;
+  IF cardinality(touched) > 0 THEN
+    PERFORM bump_claimant_versions(touched);
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER claims_claimant_after_insert AFTER INSERT ON claims
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claims_claimant_after_update AFTER UPDATE ON claims
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claims_claimant_after_delete AFTER DELETE ON claims
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claims_claimant_after_truncate AFTER TRUNCATE ON claims
+  FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claim_signatures_claimant_after_insert AFTER INSERT ON claim_signatures
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claim_signatures_claimant_after_update AFTER UPDATE ON claim_signatures
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claim_signatures_claimant_after_delete AFTER DELETE ON claim_signatures
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER claim_signatures_claimant_after_truncate AFTER TRUNCATE ON claim_signatures
+  FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER allow_list_addresses_claimant_after_insert AFTER INSERT ON allow_list_addresses
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER allow_list_addresses_claimant_after_update AFTER UPDATE ON allow_list_addresses
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER allow_list_addresses_claimant_after_delete AFTER DELETE ON allow_list_addresses
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER allow_list_addresses_claimant_after_truncate AFTER TRUNCATE ON allow_list_addresses
+  FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER access_list_members_claimant_after_insert AFTER INSERT ON access_list_members
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER access_list_members_claimant_after_update AFTER UPDATE ON access_list_members
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER access_list_members_claimant_after_delete AFTER DELETE ON access_list_members
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
+
+CREATE OR REPLACE TRIGGER access_list_members_claimant_after_truncate AFTER TRUNCATE ON access_list_members
+  FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();

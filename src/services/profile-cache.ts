@@ -1,0 +1,116 @@
+import type { WindowView } from './claim-windows.js';
+
+/**
+ * A reward-kit profile (GET /reward-kit) as answered, kept with what it was built from. It is served
+ * again only while all of that is unchanged, so a kept answer is byte for byte what building it
+ * again would give:
+ * - `state`: reward_profile_state() of the claimant and the listed campaigns (the claimant's own
+ *   rows, the campaign set, the listed entries' versions), read in the same snapshot as the lists;
+ * - the clock: from `builtAt` until `validUntil`, the next instant a campaign starts or ends, every
+ *   campaign is as active as it was when the lists were read;
+ * - `volumes`: the listed campaigns' 24-hour and 1-hour USD volumes the entries show, which claims
+ *   leaving those windows change with no write at all.
+ */
+export interface KeptProfile {
+  state: string;
+  builtAt: number;
+  /** Epoch milliseconds; null when no campaign starts or ends later. */
+  validUntil: number | null;
+  /** The listed campaigns, in the answer's order (a campaign both claimed and claimable twice). */
+  keys: number[];
+  /** For each of `keys`, its 24-hour then its 1-hour USD volume in micro-dollars. */
+  volumes: Float64Array;
+  body: Buffer;
+  etag: string;
+}
+
+export interface ProfileCacheOptions {
+  /** The most bytes of kept answers; the least recently used go first. 0 keeps none. */
+  maxBytes: number;
+}
+
+/** The volumes a profile's entries show for `keys`, in a view of the claim windows. */
+export function listedVolumes(keys: number[], view: WindowView): Float64Array {
+  const volumes = new Float64Array(keys.length * 2);
+  keys.forEach((key, index) => {
+    const volume = view.volume(key);
+    volumes[index * 2] = volume?.usdMicros('24h') ?? 0;
+    volumes[index * 2 + 1] = volume?.usdMicros('1h') ?? 0;
+  });
+  return volumes;
+}
+
+/**
+ * Kept reward-kit profiles by claimant and options, bounded by the bytes of their answers. A
+ * wallet asks for its profile again and again while little of it changes; checking a kept answer is
+ * one lookup per listed campaign in the database and none of the work of building it.
+ */
+export class ProfileCache {
+  private readonly kept = new Map<string, KeptProfile>();
+  private bytes = 0;
+  private reused = 0;
+  private missed = 0;
+
+  constructor(private readonly options: ProfileCacheOptions) {}
+
+  /** The profile kept under `key`, if its clock window holds `now`: the caller checks its state and volumes. */
+  candidate(key: string, now: Date): KeptProfile | undefined {
+    const kept = this.kept.get(key);
+    if (kept === undefined) return undefined;
+    const at = now.getTime();
+    if (at < kept.builtAt || (kept.validUntil !== null && at >= kept.validUntil)) {
+      this.remove(key, kept);
+      return undefined;
+    }
+    return kept;
+  }
+
+  /** Counts a lookup: the kept answer was served, or it was missing or changed and built again. */
+  counted(result: 'reused' | 'missed'): void {
+    if (result === 'reused') this.reused++;
+    else this.missed++;
+  }
+
+  /** Marks `key` as used now, so that it goes last. */
+  touch(key: string, kept: KeptProfile): void {
+    this.kept.delete(key);
+    this.kept.set(key, kept);
+  }
+
+  set(key: string, profile: KeptProfile): void {
+    const previous = this.kept.get(key);
+    if (previous !== undefined) this.remove(key, previous);
+    if (profile.body.length > this.options.maxBytes) return;
+    // A Map iterates in insertion order; touch() moves a served answer to the end.
+    for (const [oldestKey, oldest] of this.kept) {
+      if (this.bytes + profile.body.length <= this.options.maxBytes) break;
+      this.remove(oldestKey, oldest);
+    }
+    this.kept.set(key, profile);
+    this.bytes += profile.body.length;
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  get lookups(): { reused: number; missed: number } {
+    return { reused: this.reused, missed: this.missed };
+  }
+
+  /** Forgets every profile (the app's close). */
+  clear(): void {
+    this.kept.clear();
+    this.bytes = 0;
+  }
+
+  private remove(key: string, kept: KeptProfile): void {
+    if (this.kept.get(key) !== kept) return;
+    this.kept.delete(key);
+    this.bytes -= kept.body.length;
+  }
+}
