@@ -653,19 +653,6 @@ export const entryVersions = pgTable('entry_versions', {
 });
 
 /**
- * The version of what a claimant's reward-kit profile shows of that claimant alone: its claims, its
- * claim signatures, and the allow lists and access lists that name its address. Taken from
- * `entry_version_seq` by any write to those rows (`claimant_after_write()`), so the API can keep a
- * built profile and check it with one lookup instead of reading the claimant's rows again. A
- * claimant never written has no row (version 0). Bulk loads and TRUNCATEs bump
- * `campaign_set_version` instead, which every kept profile is checked against too.
- */
-export const claimantVersions = pgTable('claimant_versions', {
-  claimant: text('claimant').primaryKey(),
-  version: bigint('version', { mode: 'number' }).notNull(),
-});
-
-/**
  * One row: the version of the rows many entries share (tokens, action templates, projects), taken
  * from `entry_version_seq` by any write to them (`entry_shared_after_write()`). Such writes are rare,
  * and one of them makes every kept entry be built again instead of fanning out to every campaign.
@@ -713,6 +700,26 @@ export const claimChanges = pgTable(
           OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL)`,
     ),
   ],
+);
+
+/**
+ * Every write to the rows a reward-kit profile shows of its claimant alone (its claims, its claim
+ * signatures, the allow-list addresses and access-list members naming its address), one row per
+ * claimant and statement, in the writing transaction (trigger `claimant_after_write()`). The API
+ * keeps a built profile with the snapshot it was read in and finds the claimant's writes committed
+ * since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers commit in
+ * (`claimant_changed_since()`). Only inserted, never updated: two writers of one claimant never wait
+ * on each other. Pruned with the claim changes (`prune_claim_changes()`).
+ */
+export const claimantChanges = pgTable(
+  'claimant_changes',
+  {
+    claimant: text('claimant').notNull(),
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+  },
+  // No index on `xid` alone: the once-a-minute prune reads the table (ten minutes of writes) more
+  // cheaply than every write would keep a second index.
+  (table) => [index('claimant_changes_claimant_xid_idx').on(table.claimant, table.xid)],
 );
 
 /**

@@ -78,15 +78,17 @@ export function createRewardKitRepository(db: Database) {
     },
 
     /**
-     * reward_profile_state() of `claimant` and the campaigns a kept profile lists: equal to the state
-     * it was built with exactly when what it shows of the database is unchanged.
+     * Whether a kept profile of `claimant` listing `keys`, read in snapshot `snapshot`, is still what
+     * the database would give: the lists' state (reward_profile_state()) as it is now, to compare
+     * with the kept one, and whether the claimant's own rows changed since (claimant_changed_since()).
      */
-    async profileState(claimant: string, keys: number[]): Promise<string> {
-      const [row] = await queryRows<{ state: string }>(
+    async checkKeptProfile(claimant: string, keys: number[], snapshot: string): Promise<{ state: string; claimantChanged: boolean }> {
+      const [row] = await queryRows<{ state: string; claimant_changed: boolean }>(
         db,
-        sql`SELECT reward_profile_state(${claimant}, ${sql.param(keys)}::integer[]) AS state`,
+        sql`SELECT reward_profile_state(${sql.param(keys)}::integer[]) AS state,
+                   claimant_changed_since(${claimant}, ${snapshot}::pg_snapshot) AS claimant_changed`,
       );
-      return row!.state;
+      return { state: row!.state, claimantChanged: row!.claimant_changed };
     },
 
     /** The campaign by public ID with its claim count, newest claims, and `address`'s latest claim transaction. */
@@ -126,13 +128,14 @@ export interface ProfileRows {
   /** The listed campaigns' entry versions and the claimant's standing, when read with the lists. */
   versions: EntryVersionRow[] | undefined;
   /** What a kept copy of the answer is checked against (src/services/profile-cache.ts), when read with the lists. */
-  kept: { state: string; validUntilMs: number | null } | undefined;
+  kept: { state: string; snapshot: string; validUntilMs: number | null } | undefined;
 }
 
 type ProfileRow = EntryVersionRow & {
   list: 'totals' | 'claimed' | 'claimable' | 'active' | 'signature';
   claimed_usd: string | null;
   state: string | null;
+  snapshot: string | null;
   valid_until_ms: number | null;
 };
 
@@ -141,10 +144,10 @@ async function profileInOneCall(db: Database, claimant: string, whitelistedOnly:
   const rows = await queryRows<ProfileRow>(db, sql`SELECT * FROM reward_profile(${claimant}, ${now}, ${whitelistedOnly}, ${limit})`);
   const versions: EntryVersionRow[] = [];
   const profile: ProfileRows = { claimed: [], claimable: [], active: [], unusedSignatures: [], claimedUsd: '0', versions, kept: undefined };
-  for (const { list, claimed_usd, state, valid_until_ms, ...version } of rows) {
+  for (const { list, claimed_usd, state, snapshot, valid_until_ms, ...version } of rows) {
     if (list === 'totals') {
       profile.claimedUsd = claimed_usd ?? '0';
-      profile.kept = { state: state!, validUntilMs: valid_until_ms };
+      profile.kept = { state: state!, snapshot: snapshot!, validUntilMs: valid_until_ms };
     } else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
     else {
       profile[list].push(version.key);

@@ -4,8 +4,11 @@ import type { WindowView } from './claim-windows.js';
  * A reward-kit profile (GET /reward-kit) as answered, kept with what it was built from. It is served
  * again only while all of that is unchanged, so a kept answer is byte for byte what building it
  * again would give:
- * - `state`: reward_profile_state() of the claimant and the listed campaigns (the claimant's own
- *   rows, the campaign set, the listed entries' versions), read in the same snapshot as the lists;
+ * - `snapshot`: the database snapshot the lists were read in; the claimant's own rows (claims,
+ *   signatures, allow and access lists naming it) must have no write committed since
+ *   (claimant_changed_since());
+ * - `state`: reward_profile_state() of the listed campaigns (the campaign set, the listed entries'
+ *   versions), read in that snapshot;
  * - the clock: from `builtAt` until `validUntil`, the next instant a campaign starts or ends, every
  *   campaign is as active as it was when the lists were read;
  * - `volumes`: the listed campaigns' 24-hour and 1-hour USD volumes the entries show, which claims
@@ -13,6 +16,7 @@ import type { WindowView } from './claim-windows.js';
  */
 export interface KeptProfile {
   state: string;
+  snapshot: string;
   builtAt: number;
   /** Epoch milliseconds; null when no campaign starts or ends later. */
   validUntil: number | null;

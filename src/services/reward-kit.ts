@@ -71,8 +71,11 @@ export async function rewardProfile(deps: RewardProfileDeps, request: RewardProf
   if (cacheKey !== undefined) {
     const kept = deps.profiles.candidate(cacheKey, request.now);
     if (kept !== undefined) {
-      const [state, view] = await Promise.all([deps.rewardKit.profileState(request.claimant, kept.keys), deps.windows.at(request.now)]);
-      if (state === kept.state && sameVolumes(kept.volumes, listedVolumes(kept.keys, view))) {
+      const [current, view] = await Promise.all([
+        deps.rewardKit.checkKeptProfile(request.claimant, kept.keys, kept.snapshot),
+        deps.windows.at(request.now),
+      ]);
+      if (!current.claimantChanged && current.state === kept.state && sameVolumes(kept.volumes, listedVolumes(kept.keys, view))) {
         deps.profiles.counted('reused');
         deps.profiles.touch(cacheKey, kept);
         return { body: kept.body, etag: kept.etag };
@@ -119,6 +122,7 @@ export async function rewardProfile(deps: RewardProfileDeps, request: RewardProf
   const etag = entityTag(body);
   deps.profiles.set(cacheKey, {
     state: found.kept.state,
+    snapshot: found.kept.snapshot,
     builtAt: request.now.getTime(),
     validUntil: found.kept.validUntilMs,
     keys,

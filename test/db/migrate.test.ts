@@ -23,7 +23,7 @@ const EXPECTED_TABLES = [
   'claim_change_marks',
   'claim_changes',
   'claim_signatures',
-  'claimant_versions',
+  'claimant_changes',
   'claims',
   'contracts',
   'entry_shared_version',

@@ -59,8 +59,12 @@ describe('reward_profile(): the profile as the built statements make it', () => 
             sql`SELECT * FROM trending_entry_versions(${sql.param(keys)}::integer[], ${claimant})`,
           );
           expect(fast.versions, where).toEqual(expected);
-          // What a kept copy is checked against: the same state read on its own, and the next start or end.
-          expect(fast.kept?.state, where).toBe(await repository.profileState(claimant, keys));
+          // What a kept copy is checked against: the same state read on its own, no write of the
+          // claimant since its snapshot, and the next start or end.
+          expect(await repository.checkKeptProfile(claimant, keys, fast.kept!.snapshot), where).toEqual({
+            state: fast.kept!.state,
+            claimantChanged: false,
+          });
           const [boundary] = await queryRows<{ ms: number | null }>(
             database.db,
             sql`SELECT (EXTRACT(EPOCH FROM min(t)) * 1000)::float8 AS ms

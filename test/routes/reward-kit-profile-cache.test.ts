@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
@@ -18,6 +19,17 @@ import { insertClaim } from '../helpers/factories.js';
  * and the change must show: a kept profile is never served once it is wrong.
  */
 const START = new Date('2026-11-20T12:00:00Z');
+
+let logIndex = 900_000;
+
+/** A claim written in `client`'s own transaction. */
+async function insertClaimOn(client: pg.Client, claim: { campaignKey: number; claimant: string; claimedAt: Date; usdValue: string }) {
+  await client.query(
+    `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+     VALUES ($1, (SELECT chain_id FROM campaigns WHERE key = $1), 0, $2, 1, $3, 1, $4, $5, $6)`,
+    [claim.campaignKey, claim.claimant, claim.usdValue, `0x${'ab'.repeat(32)}`, logIndex++, claim.claimedAt],
+  );
+}
 
 describe('GET /reward-kit kept answers', () => {
   let database: TestDatabase;
@@ -265,4 +277,51 @@ describe('GET /reward-kit kept answers', () => {
       shows(after, before);
     });
   }
+
+  it("shows a claimant's claim committed after the kept profile was read, by a transaction that began before", async () => {
+    const before = await expectSameAnswers();
+    const [first, second] = await Promise.all(before.activeCampaigns.slice(0, 2).map((entry) => keyOf(entry.id)));
+    const claim = (campaign: number, usd: string) => ({ campaignKey: campaign, claimant, claimedAt: new Date(now.getTime() - 1000), usdValue: usd });
+    if (!database.url) {
+      // PGlite has one connection: the claims commit in order.
+      await insertClaim(database.db, claim(first!, '3'));
+      await insertClaim(database.db, claim(second!, '4'));
+    } else {
+      const a = new pg.Client({ connectionString: database.url });
+      const b = new pg.Client({ connectionString: database.url });
+      await Promise.all([a.connect(), b.connect()]);
+      try {
+        await a.query('BEGIN');
+        await insertClaimOn(a, claim(first!, '3'));
+        // A second writer of the same claimant does not wait for the first.
+        await b.query("SET lock_timeout = '2s'");
+        await insertClaimOn(b, claim(second!, '4'));
+        // Kept while A is open: its claim is not in the answer, B's is.
+        const whileOpen = await expectSameAnswers();
+        expect(ids(whileOpen.claimedCampaigns)).toContain(before.activeCampaigns[1]!.id);
+        expect(ids(whileOpen.claimedCampaigns)).not.toContain(before.activeCampaigns[0]!.id);
+        const reused = kept.lookups.reused;
+        await expectSameAnswers();
+        expect(kept.lookups.reused - reused).toBe(urls().length);
+        await a.query('COMMIT');
+      } finally {
+        await Promise.all([a.end(), b.end()]);
+      }
+    }
+    const after = await expectSameAnswers();
+    expect(ids(after.claimedCampaigns)).toEqual(expect.arrayContaining(ids(before.activeCampaigns.slice(0, 2))));
+    expect(after.totalClaimedAmountUsd).toBeCloseTo(before.totalClaimedAmountUsd + 7, 6);
+  });
+
+  it('builds a kept profile again once the change feed was pruned past the snapshot it was read in', async () => {
+    const before = await expectSameAnswers();
+    // A prune as prune_claim_changes() leaves it: its horizon the oldest mark, newer than the kept profiles' snapshot.
+    await run(sql`SELECT pg_current_xact_id()`);
+    await run(sql`DELETE FROM claim_change_marks`);
+    await run(sql`INSERT INTO claim_change_marks (taken_at, snapshot) VALUES (clock_timestamp(), pg_current_snapshot())`);
+    const { missed, reused } = kept.lookups;
+    expect(await expectSameAnswers()).toEqual(before);
+    expect(kept.lookups.missed - missed).toBe(urls().length);
+    expect(kept.lookups.reused).toBe(reused);
+  });
 });

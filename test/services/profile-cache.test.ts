@@ -4,7 +4,7 @@ import { type KeptProfile, ProfileCache } from '../../src/services/profile-cache
 const AT = Date.parse('2026-11-20T12:00:00Z');
 
 function profile(bytes: number, validUntil: number | null = null): KeptProfile {
-  return { state: 's', builtAt: AT, validUntil, keys: [], volumes: new Float64Array(), body: Buffer.alloc(bytes), etag: '"e"' };
+  return { state: 's', snapshot: '1:1:', builtAt: AT, validUntil, keys: [], volumes: new Float64Array(), body: Buffer.alloc(bytes), etag: '"e"' };
 }
 
 describe('ProfileCache', () => {

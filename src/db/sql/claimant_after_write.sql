@@ -1,8 +1,10 @@
 -- The rows a reward-kit profile shows of its claimant alone: claims and claim signatures (by
--- `claimant`), allow-list addresses and access-list members (by `address`). A write gives each
--- address it touched a new version (bump_claimant_versions()). A bulk load skips it (refresh
--- deferred) and a TRUNCATE cannot say whom it touched: both bump campaign_set_version, against which
--- every kept profile is checked as well (the bulk loaders do at their end).
+-- `claimant`), allow-list addresses and access-list members (by `address`). A write records each
+-- address it touched in claimant_changes, with the writing transaction, for the API's kept profiles
+-- (claimant_changed_since()). Only inserts: writers of one claimant never wait on each other, and
+-- nothing depends on the order they commit in. A bulk load skips it (refresh deferred) and a
+-- TRUNCATE cannot say whom it touched: both bump campaign_set_version, against which every kept
+-- profile is checked as well (the bulk loaders do at their end).
 CREATE OR REPLACE FUNCTION claimant_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   touched text[] := '{}';
@@ -22,7 +24,8 @@ BEGIN
     IF TG_OP <> 'INSERT' THEN touched := touched || ARRAY(SELECT o.address FROM old_rows AS o); END IF;
   END IF;
   IF cardinality(touched) > 0 THEN
-    PERFORM bump_claimant_versions(touched);
+    INSERT INTO claimant_changes (claimant) SELECT DISTINCT t.claimant FROM unnest(touched) AS t(claimant);
+    PERFORM prune_claim_changes();
   END IF;
   RETURN NULL;
 END

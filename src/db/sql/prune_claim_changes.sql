@@ -1,10 +1,13 @@
--- Deletes the claim changes every reader has seen. Called by the claims trigger, so whoever writes
--- claims keeps the feed short; it does its work at most once a minute, in one writer at a time.
+-- Deletes the claim changes every reader has seen, and the claimant changes with them. Called by the
+-- claims trigger and claimant_after_write(), so whoever writes keeps the feeds short; it does its work
+-- at most once a minute, in one writer at a time.
 --
 -- Once a minute it saves a snapshot (a mark). Changes whose transaction is older than a mark's
 -- snapshot committed before that mark; once the mark is 10 minutes old, every reader has polled
 -- since (readers poll every second, and one that has not polled for 5 minutes reloads instead of
--- reading the feed), so those changes are deleted with the older marks.
+-- reading the feed), so those changes are deleted with the older marks. The oldest mark left says
+-- which claimant changes may be gone: a kept profile read before it is built again
+-- (claimant_changed_since()).
 CREATE OR REPLACE FUNCTION prune_claim_changes() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   horizon claim_change_marks;
@@ -23,6 +26,7 @@ BEGIN
    ORDER BY taken_at DESC LIMIT 1;
   IF horizon.taken_at IS NOT NULL THEN
     DELETE FROM claim_changes WHERE xid < pg_snapshot_xmin(horizon.snapshot);
+    DELETE FROM claimant_changes WHERE xid < pg_snapshot_xmin(horizon.snapshot);
     DELETE FROM claim_change_marks WHERE taken_at < horizon.taken_at;
   END IF;
 END

@@ -2,8 +2,8 @@
 -- lists of at most `max_each` campaign keys, each with its entry version and the claimant's standing,
 -- the campaigns and incentives of its unused signatures, and the USD value of all its claims. Rows,
 -- by `list`: 'totals' (always, first: `claimed_usd`, and what a kept copy of the profile is checked
--- against: reward_profile_state() of the listed campaigns and, in `valid_until_ms`, the next instant a
--- campaign starts or ends), then 'claimed', 'claimable' and 'active' in
+-- against: reward_profile_state() of the listed campaigns, the snapshot all of it was read in, for
+-- claimant_changed_since(), and, in `valid_until_ms`, the next instant a campaign starts or ends), then 'claimed', 'claimable' and 'active' in
 -- their orders, then one 'signature' row per unused signature on a claimable campaign (its
 -- incentive in `signature_incentive_id`). The lists are those of the API's statements for the
 -- filtered profile (src/repositories/reward-kit.repository.ts): claimed and claimable by the
@@ -17,7 +17,7 @@
 CREATE OR REPLACE FUNCTION reward_profile(claimant text, at timestamptz, whitelisted_only boolean, max_each integer)
 RETURNS TABLE (list text, key integer, version text, claimant_claimed boolean, claimant_listed boolean, claimant_member boolean,
                signature_incentive_id smallint, signature text, signature_referrer text, claimed_usd text,
-               state text, valid_until_ms float8)
+               state text, snapshot text, valid_until_ms float8)
 LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: each list reads the claimant's own rows through their index, whoever it is.
 -- No JIT: the active list's index walk is priced as if it read the whole index (it stops after
@@ -76,14 +76,15 @@ BEGIN
   )
   SELECT 'totals', NULL::integer, NULL::text, NULL::boolean, NULL::boolean, NULL::boolean, NULL::smallint, NULL::text, NULL::text,
          (SELECT coalesce(sum(m.usd), 0)::text FROM claimed AS m),
-         reward_profile_state(reward_profile.claimant, ARRAY(SELECT l.key FROM lists AS l)),
+         reward_profile_state(ARRAY(SELECT l.key FROM lists AS l)),
+         pg_current_snapshot()::text,
          -- Milliseconds since the epoch: drivers differ in how they hand back a timestamptz, not a float8.
          (EXTRACT(EPOCH FROM campaigns_next_start_or_end(at)) * 1000)::float8
   UNION ALL
   (SELECT CASE l.list_no WHEN 1 THEN 'claimed' WHEN 2 THEN 'claimable' ELSE 'active' END,
           l.key, v.version::text || ':' || shared,
           m.campaign_key IS NOT NULL, listed.found IS NOT NULL, member.found IS NOT NULL,
-          s.incentive_id, s.signature, s.referrer, NULL::text, NULL::text, NULL::float8
+          s.incentive_id, s.signature, s.referrer, NULL::text, NULL::text, NULL::text, NULL::float8
      FROM lists AS l
      JOIN entry_versions AS v ON v.campaign_key = l.key
      LEFT JOIN claimed AS m ON m.campaign_key = l.key
@@ -96,7 +97,7 @@ BEGIN
                          WHERE x.access_list_id = l.access_list_id AND x.address = reward_profile.claimant LIMIT 1) AS member ON true
     ORDER BY l.list_no, l.ord)
   UNION ALL
-  (SELECT 'signature', u.campaign_key, NULL, NULL, NULL, NULL, u.incentive_id, NULL, NULL, NULL, NULL, NULL
+  (SELECT 'signature', u.campaign_key, NULL, NULL, NULL, NULL, u.incentive_id, NULL, NULL, NULL, NULL, NULL, NULL
      FROM unused AS u WHERE u.campaign_key IN (SELECT l.key FROM lists AS l WHERE l.list_no = 2));
 END;
 $$;

@@ -1,0 +1,1 @@
+DROP TABLE "claimant_versions" CASCADE;
