@@ -102,20 +102,12 @@ export function registerEntryCacheMetrics(registry: Registry, cache: EntryCache)
       this.set(cache.size);
     },
   });
-  // Counted by the cache itself (a request looks up hundreds of entries); added here when scraped.
-  let counted = cache.lookups;
-  new Counter({
-    name: 'reward_entry_lookups_total',
-    help: 'Entries the trending and reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
-    labelNames: ['result'],
-    registers: [registry],
-    collect() {
-      const now = cache.lookups;
-      this.inc({ result: 'reused' }, now.reused - counted.reused);
-      this.inc({ result: 'missed' }, now.missed - counted.missed);
-      counted = now;
-    },
-  });
+  lookupCounter(
+    registry,
+    'reward_entry_lookups_total',
+    'Entries the trending and reward-kit operations looked up: reused (kept and unchanged) or missed (built again)',
+    () => cache.lookups,
+  );
 }
 
 /** The reward-kit profile cache: the bytes of answers it keeps, and how often a kept one was served. */
@@ -128,14 +120,27 @@ export function registerProfileCacheMetrics(registry: Registry, cache: ProfileCa
       this.set(cache.keptBytes);
     },
   });
-  let counted = cache.lookups;
+  lookupCounter(
+    registry,
+    'reward_profile_lookups_total',
+    'GET /reward-kit answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
+    () => cache.lookups,
+  );
+}
+
+/**
+ * A cache's lookups by result. Counted by the cache itself (a request may look up hundreds of
+ * entries); added here when scraped.
+ */
+function lookupCounter(registry: Registry, name: string, help: string, lookups: () => { reused: number; missed: number }): void {
+  let counted = lookups();
   new Counter({
-    name: 'reward_profile_lookups_total',
-    help: 'GET /reward-kit answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
+    name,
+    help,
     labelNames: ['result'],
     registers: [registry],
     collect() {
-      const now = cache.lookups;
+      const now = lookups();
       this.inc({ result: 'reused' }, now.reused - counted.reused);
       this.inc({ result: 'missed' }, now.missed - counted.missed);
       counted = now;
