@@ -47,7 +47,7 @@ export function listedVolumes(keys: number[], view: WindowView): Float64Array {
 /**
  * Kept reward-kit profiles by claimant and options, bounded by the bytes of their answers. A
  * wallet asks for its profile again and again while little of it changes; checking a kept answer is
- * one lookup per listed campaign in the database and none of the work of building it.
+ * one statement of a few index lookups and none of the work of building it.
  */
 export class ProfileCache {
   private readonly kept = new Map<string, KeptProfile>();
@@ -62,7 +62,10 @@ export class ProfileCache {
     const kept = this.kept.get(key);
     if (kept === undefined) return undefined;
     const at = now.getTime();
-    if (at < kept.builtAt || (kept.validUntil !== null && at >= kept.validUntil)) {
+    // Asked for an instant before it was built (a request that began a moment before the one that
+    // built it): not known to hold then, but still good for later requests.
+    if (at < kept.builtAt) return undefined;
+    if (kept.validUntil !== null && at >= kept.validUntil) {
       this.remove(key, kept);
       return undefined;
     }
