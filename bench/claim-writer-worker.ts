@@ -34,10 +34,13 @@ const write = async (client: pg.Client) => {
   const started = performance.now();
   sequence++;
   try {
-    await client.query(
-      `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+    await client.query({
+      // Prepared once per connection, as an indexer's one hot statement is: parsed and planned per
+      // claim it cost PostgreSQL about 0.6 ms more a claim (2.0 against 1.4 ms of CPU at 200 claims/s).
+      name: 'bench-claim-insert',
+      text: `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
        VALUES ($1, (SELECT chain_id FROM campaigns WHERE key = $1), $2, $3, $4, $5, 0, $6, 0, now())`,
-      [
+      values: [
         target.campaign_key,
         target.position,
         `0x${(0xbe0000 + (sequence % 65536)).toString(16).padStart(40, '0')}`,
@@ -46,7 +49,7 @@ const write = async (client: pg.Client) => {
         // A transaction hash of its own per claim and per run: the natural key is (chain, transaction, log index).
         `0x${(Date.now() * 1000 + (sequence % 1000)).toString(16).padStart(64, '0')}`,
       ],
-    );
+    });
     latencies.push(performance.now() - started);
   } catch {
     errors++;
