@@ -3,17 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet from 'helmet';
 
-/**
- * Helmet's security headers on every response. The API answers JSON only, so its content security
- * policy allows nothing at all; the docs page sets its own, looser one (see openapi.ts).
- *
- * Helmet decides the headers; they are read from it once and added as the reply's own headers. Run
- * per request on the raw response, its `setHeader` calls made Node merge every reply header into
- * the response one by one, a small array per header, instead of handing Fastify's header object to
- * `writeHead` as it is. Those arrays are what V8 pretenured into the old generation in a process
- * that took load right after its claim load (docs/design.md, "Memory"): per-request garbage at up
- * to 10 MB/s, and peak RSS 270-290 MB instead of 170-190.
- */
 /** The API's helmet options: JSON only, so a content security policy that allows nothing. */
 export const HELMET_OPTIONS = {
   contentSecurityPolicy: {
@@ -27,6 +16,17 @@ export const HELMET_OPTIONS = {
   },
 } satisfies Parameters<typeof helmet>[0];
 
+/**
+ * Helmet's security headers on every response. The API answers JSON only, so its content security
+ * policy allows nothing at all; the docs page sets its own, looser one (see openapi.ts).
+ *
+ * Helmet decides the headers; they are read from it once and added as the reply's own headers. Run
+ * per request on the raw response, its `setHeader` calls made Node merge every reply header into
+ * the response one by one, a small array per header, instead of handing Fastify's header object to
+ * `writeHead` as it is. Those arrays are what V8 pretenured into the old generation in a process
+ * that took load right after its claim load (docs/design.md, "Keeping per-request garbage young"):
+ * per-request garbage at up to 10 MB/s, and peak RSS 270-290 MB instead of 170-190.
+ */
 export const securityHeaders = fp(
   (app: FastifyInstance) => {
     const headers = headersSetBy(helmet(HELMET_OPTIONS));
