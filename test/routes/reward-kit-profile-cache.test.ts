@@ -316,9 +316,14 @@ describe('GET /reward-kit kept answers', () => {
   it('builds a kept profile again once the change feed was pruned past the snapshot it was read in', async () => {
     const before = await expectSameAnswers();
     // A prune as prune_claim_changes() leaves it: its horizon the oldest mark, newer than the kept profiles' snapshot.
-    await run(sql`SELECT pg_current_xact_id()`);
+    // The mark's snapshot is the one taken right after this transaction, with nothing else running:
+    // pg_current_snapshot() would carry the xmin of any transaction open on the server meanwhile (other
+    // test files share it), which can be as old as the kept snapshot's, and then nothing was pruned past it.
     await run(sql`DELETE FROM claim_change_marks`);
-    await run(sql`INSERT INTO claim_change_marks (taken_at, snapshot) VALUES (clock_timestamp(), pg_current_snapshot())`);
+    await run(sql`
+      INSERT INTO claim_change_marks (taken_at, snapshot)
+      SELECT clock_timestamp(), (after::text || ':' || after::text || ':')::pg_snapshot
+        FROM (SELECT pg_current_xact_id()::text::bigint + 1 AS after) AS next`);
     const { missed, reused } = kept.lookups;
     expect(await expectSameAnswers()).toEqual(before);
     expect(kept.lookups.missed - missed).toBe(urls().length);
