@@ -672,7 +672,7 @@ const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' 
 
 /**
  * Every change to the claims that claim volumes depend on, in the writing transaction (trigger
- * `claims_record_changes`): +1 for a claim added, -1 for one removed, both for an update; a row with
+ * `claims_after_write`): +1 for a claim added, -1 for one removed, both for an update; a row with
  * `sign` 0 says the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
  * `xid` is the writer's transaction: a reader that saved `pg_current_snapshot()` finds exactly the
  * changes committed since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers

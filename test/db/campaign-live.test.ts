@@ -68,7 +68,7 @@ describe('a claim leaves the stored documents alone', () => {
 
 /**
  * A claim refreshes the campaign's flags only when it moves an incentive across its claim limit
- * (incentives_after_write); these are the cases where it does, both ways.
+ * (claims_after_write); these are the cases where it does, both ways.
  */
 describe('a claim that exhausts or frees an incentive', () => {
   let database: TestDatabase;
@@ -102,6 +102,39 @@ describe('a claim that exhausts or frees an incentive', () => {
 
     await database.db.delete(claims).where(eq(claims.id, last.id));
     expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
+  });
+
+  it('follows a corrected claim: moved to another campaign, and its amount changed in place, both ways', async () => {
+    const first = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f103), '5', '1')] });
+    const second = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f104), '5', '1')] });
+    const claim = await insertClaim(database.db, { campaignKey: first.key, amount: '5', usdValue: '2' });
+    expect(await activity(first.publicId)).toEqual({ isActive: false, listedAsActive: false });
+    expect(await activity(second.publicId)).toEqual({ isActive: true, listedAsActive: true });
+
+    // A reorganisation's correction: the same claim, now of the other campaign.
+    await database.db.execute(sql`
+      UPDATE claims SET campaign_key = ${second.key}, chain_id = (SELECT chain_id FROM campaigns WHERE key = ${second.key})
+       WHERE id = ${claim.id}`);
+    expect(await activity(first.publicId)).toEqual({ isActive: true, listedAsActive: true });
+    expect(await activity(second.publicId)).toEqual({ isActive: false, listedAsActive: false });
+    const totals = async (key: number) =>
+      (await queryRows<{ total_claims: string; total_usd_claimed: string }>(
+        database.db,
+        sql`SELECT total_claims::text, total_usd_claimed::text FROM incentives WHERE campaign_key = ${key}`,
+      ))[0];
+    expect(await totals(first.key)).toEqual({ total_claims: '0', total_usd_claimed: '0.000000' });
+    expect(await totals(second.key)).toEqual({ total_claims: '1', total_usd_claimed: '2.000000' });
+    const detail = await app.inject(`/campaigns/${second.publicId}`);
+    expect(detail.json<{ incentives: Record<string, unknown>[] }>().incentives[0]).toMatchObject({ totalClaims: '1', claimedAmount: '5' });
+
+    // In place: an ERC20 incentive's budget is reward x limit (50); one claim corrected to 50 spends it.
+    const third = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f105), '5', '10')] });
+    const big = await insertClaim(database.db, { campaignKey: third.key, amount: '4' });
+    expect(await activity(third.publicId)).toEqual({ isActive: true, listedAsActive: true });
+    await database.db.execute(sql`UPDATE claims SET amount = 50 WHERE id = ${big.id}`);
+    expect(await activity(third.publicId)).toEqual({ isActive: false, listedAsActive: false });
+    await database.db.execute(sql`UPDATE claims SET amount = 1 WHERE id = ${big.id}`);
+    expect(await activity(third.publicId)).toEqual({ isActive: true, listedAsActive: true });
   });
 
   it('leaves a campaign active, its row untouched, after a claim below the limit', async () => {

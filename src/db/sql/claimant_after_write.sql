@@ -4,7 +4,8 @@
 -- (claimant_changed_since()). Only inserts: writers of one claimant never wait on each other, and
 -- nothing depends on the order they commit in. A bulk load skips it (refresh deferred) and a
 -- TRUNCATE cannot say whom it touched: both bump campaign_set_version, against which every kept
--- profile is checked as well (the bulk loaders do at their end).
+-- profile is checked as well (the bulk loaders do at their end). Claims record theirs in
+-- claims_after_write(), with everything else a claim keeps in step.
 CREATE OR REPLACE FUNCTION claimant_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   touched text[] := '{}';
@@ -16,7 +17,7 @@ BEGIN
   IF refresh_deferred() THEN
     RETURN NULL;
   END IF;
-  IF TG_TABLE_NAME IN ('claims', 'claim_signatures') THEN
+  IF TG_TABLE_NAME = 'claim_signatures' THEN
     IF TG_OP <> 'DELETE' THEN touched := touched || ARRAY(SELECT n.claimant FROM new_rows AS n); END IF;
     IF TG_OP <> 'INSERT' THEN touched := touched || ARRAY(SELECT o.claimant FROM old_rows AS o); END IF;
   ELSE
@@ -30,18 +31,6 @@ BEGIN
   RETURN NULL;
 END
 $$;
-
-CREATE OR REPLACE TRIGGER claims_claimant_after_insert AFTER INSERT ON claims
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
-
-CREATE OR REPLACE TRIGGER claims_claimant_after_update AFTER UPDATE ON claims
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
-
-CREATE OR REPLACE TRIGGER claims_claimant_after_delete AFTER DELETE ON claims
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
-
-CREATE OR REPLACE TRIGGER claims_claimant_after_truncate AFTER TRUNCATE ON claims
-  FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();
 
 CREATE OR REPLACE TRIGGER claim_signatures_claimant_after_insert AFTER INSERT ON claim_signatures
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION claimant_after_write();

@@ -1,10 +1,12 @@
 -- Incentives: claim totals change on every claim, and only campaign_live follows them; a new,
 -- removed or re-typed incentive changes the documents and what the token filters match (new version).
+-- The claims trigger (claims_after_write()) moves the totals and does what follows itself, for the
+-- campaigns it knows; its updates come here flagged (campaign_service.claims_writing) and are left alone.
 CREATE OR REPLACE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   keys integer[];
 BEGIN
-  IF refresh_deferred() THEN
+  IF refresh_deferred() OR coalesce(current_setting('campaign_service.claims_writing', true), '') = 'on' THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN

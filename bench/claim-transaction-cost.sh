@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What one claim costs PostgreSQL as an indexer sends it: single-claim transactions (INSERT and
+# commit, the statement prepared once per connection) at a steady rate, and the CPU of the backend
+# that ran them, from /proc (it does not grow when other work shares the machine; elapsed time does).
+# Unlike bench/claim-insert-cost.sql, which inserts its claims inside one transaction, this counts
+# each transaction's commit and the triggers' per-statement set-up.
+#
+#   bash bench/claim-transaction-cost.sh postgres://postgres@127.0.0.1:5432/campaigns_bench_100000 [RATE] [SECONDS]
+#
+# Needs pgbench (Debian's postgresql package) and the database on this machine (the backend's /proc).
+# The claims it writes stay: run it on a benchmark database, never on one that matters.
+set -euo pipefail
+url=${1:?usage: claim-transaction-cost.sh DATABASE_URL [RATE] [SECONDS]}
+rate=${2:-200}
+seconds=${3:-15}
+
+script=$(mktemp)
+out=$(mktemp)
+trap 'rm -f "$script" "$out"' EXIT
+max_key=$(psql "$url" -Atc 'SELECT max(key) FROM campaigns')
+# A claim of the first incentive of a random campaign, made now, with a transaction hash of its own.
+# (The chain by a subquery: joined, the generic plan merge-joins from the first campaign on.)
+cat >"$script" <<SQL
+\set k random(1, $max_key)
+INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+SELECT i.campaign_key, (SELECT c.chain_id FROM campaigns AS c WHERE c.key = i.campaign_key), i.position,
+       '0x00000000000000000000000000000000000000aa', 1, 1.5, 0,
+       '0x' || md5(random()::text) || md5(clock_timestamp()::text), 0, now()
+  FROM incentives AS i
+ WHERE i.campaign_key >= :k ORDER BY i.campaign_key, i.position LIMIT 1;
+SQL
+
+PGAPPNAME=claim-transaction-cost pgbench -n -M prepared -c 1 -R "$rate" -T $((seconds + 4)) -f "$script" "$url" >"$out" 2>&1 &
+bench=$!
+sleep 2
+pid=$(psql "$url" -Atc "SELECT pid FROM pg_stat_activity WHERE application_name = 'claim-transaction-cost' LIMIT 1")
+[ -n "$pid" ] || { wait "$bench" || true; cat "$out"; exit 1; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; } # utime + stime, in 1/100 s
+claims() { psql "$url" -Atc 'SELECT count(*) FROM claims'; }
+t0=$(ticks) c0=$(claims)
+sleep "$seconds"
+t1=$(ticks) c1=$(claims)
+wait "$bench"
+echo "$((c1 - c0)) claims in ${seconds} s at ${rate}/s: $(echo "scale=3; ($t1 - $t0) * 10 / ($c1 - $c0)" | bc) ms of backend CPU a claim"
+grep -E 'latency average|failed transactions' "$out"

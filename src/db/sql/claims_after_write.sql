@@ -1,0 +1,140 @@
+-- Everything a write to claims keeps in step, in the writing transaction, whoever writes: one
+-- statement-level trigger per event (a single-claim transaction, what an indexer sends hundreds of
+-- times a second, runs one trigger function instead of three and checks the feeds' pruning once).
+--
+-- 1. The claim change feed (claim_changes) that the readers keeping volumes in memory poll
+--    (src/services/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
+--    that moves a claim between campaigns, instants or values. A bulk load (refresh deferred) or a
+--    TRUNCATE records one reload marker instead of a row per claim.
+-- 2. The incentives' claim totals: claims are the source of truth for what was paid. Then what the
+--    totals show: the campaigns' campaign_live rows and trending entry versions, and their flags
+--    where an incentive crossed its claim limit or budget (either way). This trigger does that itself
+--    for the campaigns it knows, and tells incentives_after_write() (campaign_service.claims_writing)
+--    that the totals update is its own: that trigger would otherwise find the same campaigns again by
+--    joining the update's old and new rows.
+-- 3. The claimant feed (claimant_changes) for the API's kept reward-kit profiles
+--    (claimant_changed_since()): only inserts, so that writers of one claimant never wait on each other.
+-- 4. A notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones), so
+--    that an idle reader polls the feed when something changed instead of every second.
+--
+-- A bulk load defers 2 and 3 (refresh_deferred()): it calls recompute_incentive_totals() and
+-- refresh_campaigns() at its end and bumps campaign_set_version, against which kept profiles are
+-- checked too; so does a TRUNCATE, which cannot say whom it touched.
+CREATE OR REPLACE FUNCTION claims_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  deferred boolean := refresh_deferred();
+  changed integer[] := '{}';
+  crossed integer[] := '{}';
+  touched text[] := '{}';
+BEGIN
+  IF TG_OP = 'TRUNCATE' OR deferred THEN
+    INSERT INTO claim_changes (sign) VALUES (0);
+    IF TG_OP = 'TRUNCATE' THEN
+      PERFORM bump_campaign_set_version();
+    END IF;
+    PERFORM prune_claim_changes();
+    PERFORM pg_notify('claim_changes', '');
+    RETURN NULL;
+  END IF;
+
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, 1
+      FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key;
+  ELSIF TG_OP = 'DELETE' THEN
+    -- A claim deleted with its campaign (a cascade) no longer finds it: its public ID is not needed
+    -- then (the reader knows every campaign whose claims it counted), so any text will do.
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at, o.usd_value, -1
+      FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
+  ELSE
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign
+      FROM old_claims AS o
+      JOIN new_claims AS n USING (id)
+     CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, o.usd_value, -1),
+                                (n.campaign_key, n.claimed_at, n.usd_value, 1))
+                        AS change(campaign_key, claimed_at, usd_value, sign)
+      LEFT JOIN campaigns AS c ON c.key = change.campaign_key
+     WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value);
+  END IF;
+
+  PERFORM set_config('campaign_service.claims_writing', 'on', true);
+  -- Each update returns the campaigns whose incentives it changed, and those where an incentive's
+  -- "spent" state (claim limit or budget reached) differs before and after it. An update of claims
+  -- runs both; a campaign crossed by either is refreshed, and refresh_campaign_flags() writes only
+  -- flags that end up different.
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    WITH updated AS (
+      UPDATE incentives AS i
+         SET total_claims = i.total_claims + d.claim_count,
+             total_amount_claimed = i.total_amount_claimed + d.amount,
+             total_usd_claimed = i.total_usd_claimed + d.usd
+        FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+                FROM new_claims GROUP BY campaign_key, incentive_position) AS d
+       WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
+      RETURNING i.campaign_key,
+                (coalesce(i.total_claims >= i.claim_limit, false) OR coalesce(i.total_amount_claimed >= i.total_budget, false))
+                IS DISTINCT FROM
+                (coalesce(i.total_claims - d.claim_count >= i.claim_limit, false)
+                 OR coalesce(i.total_amount_claimed - d.amount >= i.total_budget, false)) AS crossed_limit)
+    SELECT changed || coalesce(array_agg(campaign_key), '{}'),
+           crossed || coalesce(array_agg(campaign_key) FILTER (WHERE updated.crossed_limit), '{}')
+      INTO changed, crossed
+      FROM updated;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    WITH updated AS (
+      UPDATE incentives AS i
+         SET total_claims = i.total_claims - d.claim_count,
+             total_amount_claimed = i.total_amount_claimed - d.amount,
+             total_usd_claimed = i.total_usd_claimed - d.usd
+        FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+                FROM old_claims GROUP BY campaign_key, incentive_position) AS d
+       WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
+      RETURNING i.campaign_key,
+                (coalesce(i.total_claims >= i.claim_limit, false) OR coalesce(i.total_amount_claimed >= i.total_budget, false))
+                IS DISTINCT FROM
+                (coalesce(i.total_claims + d.claim_count >= i.claim_limit, false)
+                 OR coalesce(i.total_amount_claimed + d.amount >= i.total_budget, false)) AS crossed_limit)
+    SELECT changed || coalesce(array_agg(campaign_key), '{}'),
+           crossed || coalesce(array_agg(campaign_key) FILTER (WHERE updated.crossed_limit), '{}')
+      INTO changed, crossed
+      FROM updated;
+  END IF;
+  PERFORM set_config('campaign_service.claims_writing', 'off', true);
+  IF cardinality(changed) > 0 THEN
+    changed := ARRAY(SELECT DISTINCT k FROM unnest(changed) AS k);
+    PERFORM refresh_campaign_live(changed);
+    PERFORM bump_entry_versions(changed);
+  END IF;
+  IF cardinality(crossed) > 0 THEN
+    PERFORM refresh_campaign_flags(ARRAY(SELECT DISTINCT k FROM unnest(crossed) AS k));
+  END IF;
+
+  IF TG_OP <> 'DELETE' THEN touched := touched || ARRAY(SELECT n.claimant FROM new_claims AS n); END IF;
+  IF TG_OP <> 'INSERT' THEN touched := touched || ARRAY(SELECT o.claimant FROM old_claims AS o); END IF;
+  IF cardinality(touched) > 0 THEN
+    INSERT INTO claimant_changes (claimant) SELECT DISTINCT t.claimant FROM unnest(touched) AS t(claimant);
+  END IF;
+
+  PERFORM prune_claim_changes();
+  PERFORM pg_notify('claim_changes', '');
+  RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER claims_after_insert AFTER INSERT ON claims
+  REFERENCING NEW TABLE AS new_claims
+  FOR EACH STATEMENT EXECUTE FUNCTION claims_after_write();
+
+CREATE OR REPLACE TRIGGER claims_after_update AFTER UPDATE ON claims
+  REFERENCING OLD TABLE AS old_claims NEW TABLE AS new_claims
+  FOR EACH STATEMENT EXECUTE FUNCTION claims_after_write();
+
+CREATE OR REPLACE TRIGGER claims_after_delete AFTER DELETE ON claims
+  REFERENCING OLD TABLE AS old_claims
+  FOR EACH STATEMENT EXECUTE FUNCTION claims_after_write();
+
+CREATE OR REPLACE TRIGGER claims_after_truncate AFTER TRUNCATE ON claims
+  FOR EACH STATEMENT EXECUTE FUNCTION claims_after_write();
