@@ -41,5 +41,5 @@ t0=$(ticks) c0=$(claims)
 sleep "$seconds"
 t1=$(ticks) c1=$(claims)
 wait "$bench"
-echo "$((c1 - c0)) claims in ${seconds} s at ${rate}/s: $(echo "scale=3; ($t1 - $t0) * 10 / ($c1 - $c0)" | bc) ms of backend CPU a claim"
+echo "$((c1 - c0)) claims in ${seconds} s at ${rate}/s: $(awk -v ticks=$((t1 - t0)) -v claims=$((c1 - c0)) 'BEGIN { printf "%.3f", ticks * 10 / claims }') ms of backend CPU a claim"
 grep -E 'latency average|failed transactions' "$out"
