@@ -622,12 +622,16 @@ export const campaignLive = pgTable('campaign_live', {
 /**
  * One row whose `value` grows whenever the set of campaigns or anything the list filters on
  * changes (never on a claim alone). A cached count stays valid while the value is unchanged.
+ * `targets` grows with it, except when only a campaign's derived flags flipped (a claim that spent
+ * an incentive's budget, refresh_campaign_flags()): which campaigns target which named contracts,
+ * what explore contracts rereads when it changes, does not depend on them.
  */
 export const campaignSetVersion = pgTable(
   'campaign_set_version',
   {
     id: smallint('id').primaryKey().default(1),
     value: bigint('value', { mode: 'number' }).notNull().default(0),
+    targets: bigint('targets', { mode: 'number' }).notNull().default(0),
   },
   () => [check('campaign_set_version_single_row', sql`id = 1`)],
 );

@@ -77,7 +77,7 @@ export interface ClaimChangeRow {
 
 export interface FeedChanges {
   position: FeedPosition;
-  /** The campaign set's version (`campaign_set_version`): which contracts campaigns target changes only with it. */
+  /** The campaign set's targets version (`campaign_set_version.targets`): which contracts campaigns target changes only with it. */
   version: string;
   /** Undefined when there were more than the caller can take at once: reload instead. */
   changes: ClaimChangeRow[] | undefined;
@@ -94,7 +94,7 @@ export interface TargetedContractRow {
 
 const position = sql`pg_current_snapshot()::text AS snapshot,
                      (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8 AS at_ms,
-                     (SELECT value::text FROM campaign_set_version) AS version`;
+                     (SELECT targets::text FROM campaign_set_version) AS version`;
 
 export function createClaimWindowsRepository(db: Database) {
   return {

@@ -13,7 +13,7 @@ import { parseMicros } from '../../src/services/amounts.js';
 import { RANKED_WINDOWS } from '../../src/services/claim-volume-state.js';
 import { ClaimWindows } from '../../src/services/claim-windows.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { insertCampaign } from '../helpers/factories.js';
+import { address, erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
 import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-claims.js';
 
 const T = new Date('2026-06-01T12:00:00.000Z').getTime();
@@ -136,6 +136,33 @@ describe('claim windows', () => {
     const after = polls.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(polls.mock.calls.length).toBe(after);
+  });
+
+  it('rereads which campaigns target named contracts when campaigns change, not when a claim spends a budget', async () => {
+    const spendable = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7e001), '1000000', '1')] });
+    const repository = createClaimWindowsRepository(database.db);
+    const rereads = vi.spyOn(repository, 'targetedContracts');
+    const polls = vi.spyOn(repository, 'changesSince');
+    const windows = claimWindows(repository);
+    windows.start();
+    await vi.waitFor(() => expect(polls).toHaveBeenCalled());
+    expect(rereads).toHaveBeenCalledTimes(1);
+    const versions = async () =>
+      (await queryRows<{ value: string; targets: string }>(database.db, sql`SELECT value::text, targets::text FROM campaign_set_version`))[0]!;
+
+    const before = await versions();
+    await insertClaim(database.db, { campaignKey: spendable.key, claimedAt: new Date(T - 1000) });
+    const after = await versions();
+    // The claim spent the campaign's only incentive: its flags flipped (what list filters match)...
+    expect(after.value).not.toBe(before.value);
+    // ...but not which contracts campaigns target, which the background job would reread otherwise.
+    expect(after.targets).toBe(before.targets);
+    const seen = polls.mock.calls.length;
+    await vi.waitFor(() => expect(polls.mock.calls.length).toBeGreaterThan(seen + 3));
+    expect(rereads).toHaveBeenCalledTimes(1);
+
+    await insertCampaign(database.db);
+    await vi.waitFor(() => expect(rereads).toHaveBeenCalledTimes(2));
   });
 
   it('shares one poll between the requests that arrive while it is under way', async () => {

@@ -1,6 +1,7 @@
 -- The claim changes committed since snapshot `since` (not visible in it, visible to the caller's
 -- statement), at most `max_changes` + 1 of them, each row carrying the caller's position: its
--- snapshot, the database's clock and the campaign set's version. With no change, one row with the
+-- snapshot, the database's clock and the campaign set's targets version (campaign_set_version.targets:
+-- which campaigns target which named contracts changes only with it). With no change, one row with the
 -- position and NULL change fields. Every request that reads claim volumes reads the feed first.
 --
 -- PL/pgSQL for its plan, which PostgreSQL keeps per server connection: behind PgBouncer in
@@ -17,7 +18,7 @@ BEGIN
   RETURN QUERY
   SELECT pg_current_snapshot()::text,
          (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8,
-         (SELECT v.value::text FROM campaign_set_version AS v),
+         (SELECT v.targets::text FROM campaign_set_version AS v),
          ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (

@@ -1,6 +1,6 @@
 -- The campaign flags that claims and tokens move: has_budget_left (some incentive can still pay) and
 -- pays_only_whitelisted_tokens, for the given campaigns. A changed flag changes what the filters match,
--- so it bumps the campaign set's version. Called by refresh_campaign_totals(), and by the incentives
+-- so it bumps the campaign set's version (its `value`; the flags are not what campaigns target). Called by refresh_campaign_totals(), and by the incentives
 -- trigger only when a claim moved an incentive across its limit (most claims do not).
 --
 -- A generic plan: a claim calls it for one campaign hundreds of times a second, and with `keys` unknown
@@ -32,8 +32,10 @@ BEGIN
          IS DISTINCT FROM (s.has_budget_left, s.pays_only_whitelisted_tokens);
   GET DIAGNOSTICS flipped = ROW_COUNT;
   PERFORM set_config('campaign_service.refreshing', 'off', true);
+  -- The filters' version, not the targets': a claim that spends the last of a budget must not make
+  -- every replica reread which campaigns target which named contracts (a query over every action step).
   IF flipped > 0 THEN
-    PERFORM bump_campaign_set_version();
+    UPDATE campaign_set_version SET value = value + 1 WHERE id = 1;
   END IF;
 END
 $$;

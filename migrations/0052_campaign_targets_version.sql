@@ -1,0 +1,1 @@
+ALTER TABLE "campaign_set_version" ADD COLUMN "targets" bigint DEFAULT 0 NOT NULL;
