@@ -244,6 +244,17 @@ describe('activity volumes equal a plain aggregation over the claims table', () 
         const claimCount = campaigns.reduce((sum, index) => sum + (window.get(keys[index]!)?.claims ?? 0), 0);
         expect(stats[name], `${name} over ${timePeriod} at T+${now - T} ms`).toEqual({ claims: claimCount, usd: expected });
       }
+      // Each order as a fresh sort of these figures would give it: the kept sorts follow the claims.
+      for (const sortBy of ['most-completions', 'total-spend'] as const) {
+        const sorted = await app.inject(`/explore/contracts?timePeriod=${timePeriod}&sortBy=${sortBy}`);
+        type Row = { chainId: number; address: string; stats: { totalClaims: number; totalAmountClaimedUsd: number } };
+        const rows = sorted.json<Row[]>();
+        const value = (row: Row) => (sortBy === 'most-completions' ? row.stats.totalClaims : row.stats.totalAmountClaimedUsd);
+        const expectedOrder = [...rows].sort(
+          (a, b) => value(b) - value(a) || a.chainId - b.chainId || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+        );
+        expect(rows, `${sortBy} over ${timePeriod} at T+${now - T} ms`).toEqual(expectedOrder);
+      }
     }
   }
 
