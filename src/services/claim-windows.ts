@@ -297,24 +297,25 @@ function toTargets(row: TargetedContractRow): ContractTargets {
 }
 
 /**
- * The volumes as of one request. The rankings are copy-on-write clones taken when the view is
- * made, so a trending request that reads them across database round trips sees one instant;
+ * The volumes as of one request. A ranking is a copy-on-write clone taken the first time the request
+ * asks for it (right after `at()` resolves, before any other await: see listTrending), so a trending
+ * request that reads it across database round trips sees one instant; a request that never ranks
+ * (explore, the reward kit) takes no clone, which would make the next claim copy the rankings' paths.
  * `volume` and `contracts` read the state as it is when called.
  */
 export class WindowView {
-  private readonly rankings: Record<RankedWindow, ReturnType<ClaimVolumeState['ranking']>>;
+  private readonly rankings: Partial<Record<RankedWindow, ReturnType<ClaimVolumeState['ranking']>>> = {};
 
-  constructor(private readonly state: ClaimVolumeState) {
-    this.rankings = { '1h': state.ranking('1h'), '24h': state.ranking('24h') };
-  }
+  constructor(private readonly state: ClaimVolumeState) {}
 
   volume(key: number): CampaignVolume | undefined {
     return this.state.volume(key);
   }
 
-  /** Campaigns with claims in `window`, highest USD volume first, ties on public ID. */
-  *ranked(window: RankedWindow): Generator<CampaignVolume> {
-    yield* this.rankings[window].keys();
+  /** Campaigns with claims in `window`, highest USD volume first, ties on public ID, as they were at the first call. */
+  ranked(window: RankedWindow): IterableIterator<CampaignVolume> {
+    const ranking = (this.rankings[window] ??= this.state.ranking(window));
+    return ranking.keys();
   }
 
   contracts(onlyCampaigns?: ReadonlySet<number>): readonly ContractVolume[] {
