@@ -5,6 +5,7 @@ import type { PageRequest } from '../schemas/common.js';
 import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, onlyWhitelistFilter, whereClause } from './campaign-filters.js';
 import { CountCache } from './count-cache.js';
+import { SharedReads } from './shared-reads.js';
 import { type JsonText, withIsActive, withLiveFields } from './json-text.js';
 
 export type CampaignSort = 'recently-deployed' | 'active';
@@ -21,24 +22,32 @@ export interface CampaignPage {
  */
 export function createCampaignsRepository(db: Database) {
   const totals = new CountCache();
+  const pages = new SharedReads<(ListItemRow & { version: string })[]>();
 
   return {
     async listCampaigns(filters: CampaignFilters, sort: CampaignSort, page: PageRequest, now: Date): Promise<CampaignPage> {
       const conditions = campaignFilterConditions(filters);
-      const rows = await queryRows<ListItemRow & { version: string }>(
-        db,
-        // Active first among active campaigns only is newest first: without this, the empty inactive
-        // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
-        pageQuery(filters, conditions, filters.activeAt !== undefined ? 'recently-deployed' : sort, page, now),
-        { planPerValue: hasValueFilter(filters) },
-      );
-      const version = rows[0]?.version ?? '';
-      const items = toListItems(rows);
-
       // The instant is not part of the key: the entry's validity window takes care of time. (A
       // replacer, not `{ ...filters, activeAt }`: a literal that starts with a spread and goes on
       // makes a new V8 hidden class per call, which lives in the old generation; see docs/design.md.)
       const cacheKey = JSON.stringify(filters, (key, value: unknown) => (key === 'activeAt' ? value !== undefined : value));
+      const readPage = (instant: Date) =>
+        queryRows<ListItemRow & { version: string }>(
+          db,
+          // Active first among active campaigns only is newest first: without this, the empty inactive
+          // half of the query would walk the whole index looking for a row (150 ms on 100,000 campaigns).
+          pageQuery(filters, conditions, filters.activeAt !== undefined ? 'recently-deployed' : sort, page, instant),
+          { planPerValue: hasValueFilter(filters) },
+        );
+      // Identical pages requested together share one query (SharedReads). Not a list of active
+      // campaigns only: its filter holds the request's own instant.
+      const rows =
+        filters.activeAt === undefined
+          ? await pages.read(`${cacheKey} ${sort} ${page.offset} ${page.limit}`, now.getTime(), (at) => readPage(new Date(at)))
+          : await readPage(now);
+      const version = rows[0]?.version ?? '';
+      const items = toListItems(rows);
+
       let total = totals.get(cacheKey, version, now);
       if (total === undefined) {
         const [counted] = await queryRows<{ total: number; version: string; valid_until_ms: number | null }>(

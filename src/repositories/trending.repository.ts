@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
+import { SharedReads } from './shared-reads.js';
 import { limitOffset } from './paging.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, whereClause } from './campaign-filters.js';
 
@@ -86,6 +87,7 @@ export interface TrendingPageRow extends TrendingCampaignRow {
 }
 
 export function createTrendingRepository(db: Database) {
+  const firstBatches = new SharedReads<{ passing: number[]; versions: EntryVersionRow[] }>();
   return {
     /**
      * Which of campaigns `keys` pass the filters and are active at `now`, in no particular order
@@ -118,26 +120,32 @@ export function createTrendingRepository(db: Database) {
       claimant: string | undefined,
     ): Promise<{ passing: number[]; versions: EntryVersionRow[] }> {
       if (keys.length === 0) return { passing: [], versions: [] };
-      const statement = onlyTokenWhitelist(filters)
-        ? sql`SELECT * FROM trending_batch_versions(${sql.param(keys)}::integer[], ${now}, ${filters.tokenWhitelist},
-                                                    ${page.from}, ${page.count}, ${claimant ?? null}::text)`
-        : sql`WITH passing AS MATERIALIZED (
-              SELECT r.key, r.ord FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS r(key, ord)
-                JOIN campaigns AS c ON c.key = r.key
-                ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
-              ${whereClause(filterConditions(filters, now))})
-            SELECT p.key AS passing_key, v.*
-              FROM passing AS p
-              LEFT JOIN trending_entry_versions(
-                ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord ${limitOffset(page.count, page.from)}),
-                ${claimant ?? null}::text) AS v ON v.key = p.key
-             ORDER BY p.ord`;
-      const rows = await queryRows<{ passing_key: number } & Partial<EntryVersionRow>>(db, statement);
-      const versions: EntryVersionRow[] = [];
-      for (const { passing_key: _, ...version } of rows) {
-        if (version.key !== undefined && version.key !== null) versions.push(version as EntryVersionRow);
-      }
-      return { passing: rows.map((row) => row.passing_key), versions };
+      // Requests for the same page of the same ranking share one statement (SharedReads): between
+      // two claims, concurrent trending requests rank the same campaigns. The answer is read-only.
+      const key = `${keys.join(',')} ${JSON.stringify(filters)} ${page.from} ${page.count} ${claimant ?? ''}`;
+      return firstBatches.read(key, now.getTime(), async (at) => {
+        const instant = new Date(at);
+        const statement = onlyTokenWhitelist(filters)
+          ? sql`SELECT * FROM trending_batch_versions(${sql.param(keys)}::integer[], ${instant}, ${filters.tokenWhitelist},
+                                                      ${page.from}, ${page.count}, ${claimant ?? null}::text)`
+          : sql`WITH passing AS MATERIALIZED (
+                SELECT r.key, r.ord FROM unnest(${sql.param(keys)}::integer[]) WITH ORDINALITY AS r(key, ord)
+                  JOIN campaigns AS c ON c.key = r.key
+                  ${filtersActionTypes(filters) ? sql`LEFT JOIN action_templates AS t ON t.id = c.action_template_id` : sql``}
+                ${whereClause(filterConditions(filters, instant))})
+              SELECT p.key AS passing_key, v.*
+                FROM passing AS p
+                LEFT JOIN trending_entry_versions(
+                  ARRAY(SELECT q.key FROM passing AS q ORDER BY q.ord ${limitOffset(page.count, page.from)}),
+                  ${claimant ?? null}::text) AS v ON v.key = p.key
+               ORDER BY p.ord`;
+        const rows = await queryRows<{ passing_key: number } & Partial<EntryVersionRow>>(db, statement);
+        const versions: EntryVersionRow[] = [];
+        for (const { passing_key: _, ...version } of rows) {
+          if (version.key !== undefined && version.key !== null) versions.push(version as EntryVersionRow);
+        }
+        return { passing: rows.map((row) => row.passing_key), versions };
+      });
     },
 
     /** Everything the entries of campaigns `keys` show, in that order, `claimant`'s standing included. */

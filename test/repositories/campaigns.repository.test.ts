@@ -114,4 +114,17 @@ describe('campaign_list_keys(): the default list pages as the list is defined', 
       }
     }
   });
+
+  it('answers identical pages requested together as it answers one alone', async () => {
+    const repository = createCampaignsRepository(database.db);
+    for (const sort of ['recently-deployed', 'active'] as const) {
+      const page = { limit: 5, offset: 3 };
+      const alone = await repository.listCampaigns({ tokenWhitelist: false }, sort, page, NOW);
+      // The first runs at once, the others share the query that starts when it ends (SharedReads).
+      const together = await Promise.all(
+        Array.from({ length: 6 }, (_, n) => repository.listCampaigns({ tokenWhitelist: false }, sort, page, new Date(NOW.getTime() + n))),
+      );
+      for (const answer of together) expect(answer).toEqual(alone);
+    }
+  });
 });

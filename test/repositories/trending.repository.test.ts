@@ -83,4 +83,19 @@ describe('trending repository: a batch of the ranking filtered, with the version
     expect(all.passing.length).toBeLessThan(keys.length - 1);
     expect(checked).toBeGreaterThan(0);
   });
+
+  it('answers identical batches requested together as it answers one alone, and different ones apart', async () => {
+    const repository = createTrendingRepository(database.db);
+    const page = { from: 1, count: 3 };
+    for (const filters of [{ tokenWhitelist: false }, { tokenWhitelist: false, chainId: 8453 }]) {
+      const want = await expected(false, page, claimant);
+      // The first runs at once; the others share the statement that starts when it ends (SharedReads).
+      const together = await Promise.all([
+        ...Array.from({ length: 5 }, () => repository.passingWithVersions(keys, filters, now, page, claimant)),
+        repository.passingWithVersions(keys, filters, now, page, undefined),
+      ]);
+      for (const answer of together.slice(0, 5)) expect(answer).toEqual(want);
+      expect(together[5]).toEqual(await expected(false, page, undefined));
+    }
+  });
 });
