@@ -3,8 +3,8 @@
  * started before it arrived. A read that finds an identical query under way waits for it to end and
  * shares the next one, which starts as soon as it ends and serves every identical read that arrived
  * meanwhile. What each sharer gets was committed before that query started, so after the sharer
- * arrived: as exact as a query of its own. A read that finds none under way runs at once, as it
- * would without this.
+ * arrived: as exact as a query of its own. A read that finds none under way starts one at the end of
+ * the event loop's turn, shared with the identical reads of the same turn.
  *
  * Why: under load most requests are the same few (the first page of /campaigns). Sharing turns one
  * statement per request into one per round trip for those, which is what a transaction pooler
@@ -24,19 +24,23 @@ export class SharedReads<T> {
       shared = { running: undefined, next: undefined };
       this.byKey.set(key, shared);
     }
-    if (shared.running === undefined) return this.start(key, shared, at, query);
     if (shared.next !== undefined) {
       shared.next.at = Math.max(shared.next.at, at);
       return shared.next.result;
     }
-    const next: Pending<T> = { at, result: undefined as unknown as Promise<T> };
     const entry = shared;
-    next.result = shared.running
-      .catch(() => undefined)
-      .then(() => {
-        entry.next = undefined;
-        return this.start(key, entry, next.at, query);
-      });
+    const next: Pending<T> = { at, result: undefined as unknown as Promise<T> };
+    const begin = () => {
+      entry.next = undefined;
+      return this.start(key, entry, next.at, query);
+    };
+    // With none under way, the query starts once the reads of this turn of the event loop have come
+    // in (setImmediate runs after them): requests that arrive together, or that one claim-feed poll
+    // resumes together, share it instead of the first running alone and the rest after it.
+    next.result =
+      shared.running === undefined
+        ? new Promise<void>((resolve) => setImmediate(resolve)).then(begin)
+        : shared.running.catch(() => undefined).then(begin);
     shared.next = next;
     return next.result;
   }

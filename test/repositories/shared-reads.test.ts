@@ -15,10 +15,11 @@ function controlledQuery() {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('shared reads', () => {
-  it('runs a read alone at once, at its own instant', async () => {
+  it('runs a read alone at the end of its turn of the event loop, at its own instant', async () => {
     const reads = new SharedReads<string>();
     const { calls, query } = controlledQuery();
     const result = reads.read('page 1', 100, query);
+    await settle();
     expect(calls.map((call) => call.at)).toEqual([100]);
     calls[0]!.end('first');
     expect(await result).toBe('first');
@@ -26,28 +27,29 @@ describe('shared reads', () => {
     expect(reads.size).toBe(0);
   });
 
-  it('never answers a read with a query that started before it: those arriving meanwhile share the next one', async () => {
+  it('shares one query between the reads of one turn, and never answers a read with a query that started before it', async () => {
     const reads = new SharedReads<string>();
     const { calls, query } = controlledQuery();
-    const first = reads.read('page 1', 100, query);
-    const second = reads.read('page 1', 105, query);
-    const third = reads.read('page 1', 103, query);
-    // Only the first is under way; the other two wait for it to end.
+    // Three reads in one turn: one query, at the latest of their instants.
+    const together = [reads.read('page 1', 100, query), reads.read('page 1', 105, query), reads.read('page 1', 103, query)];
+    await settle();
+    expect(calls.map((call) => call.at)).toEqual([105]);
+    // Two more while it runs: they wait for it to end, then share the next one.
+    const later = [reads.read('page 1', 107, query), reads.read('page 1', 106, query)];
+    await settle();
     expect(calls).toHaveLength(1);
-    calls[0]!.end('as of 100');
-    expect(await first).toBe('as of 100');
+    calls[0]!.end('as of 105');
+    expect(await Promise.all(together)).toEqual(['as of 105', 'as of 105', 'as of 105']);
     await settle();
-    // One more query for both, at the later of their instants.
-    expect(calls.map((call) => call.at)).toEqual([100, 105]);
-    const fourth = reads.read('page 1', 107, query);
-    calls[1]!.end('as of 105');
-    expect(await second).toBe('as of 105');
-    expect(await third).toBe('as of 105');
+    expect(calls.map((call) => call.at)).toEqual([105, 107]);
+    // One more while that one runs: a query of its own after it.
+    const last = reads.read('page 1', 108, query);
+    calls[1]!.end('as of 107');
+    expect(await Promise.all(later)).toEqual(['as of 107', 'as of 107']);
     await settle();
-    // The fourth arrived while the shared query ran: it gets one of its own after it.
-    expect(calls.map((call) => call.at)).toEqual([100, 105, 107]);
-    calls[2]!.end('as of 107');
-    expect(await fourth).toBe('as of 107');
+    expect(calls.map((call) => call.at)).toEqual([105, 107, 108]);
+    calls[2]!.end('as of 108');
+    expect(await last).toBe('as of 108');
   });
 
   it('shares nothing between different keys', async () => {
@@ -55,6 +57,7 @@ describe('shared reads', () => {
     const { calls, query } = controlledQuery();
     const one = reads.read('page 1', 100, query);
     const two = reads.read('page 2', 100, query);
+    await settle();
     expect(calls).toHaveLength(2);
     calls[0]!.end('page 1');
     calls[1]!.end('page 2');
@@ -65,6 +68,7 @@ describe('shared reads', () => {
     const reads = new SharedReads<string>();
     const { calls, query } = controlledQuery();
     const failing = reads.read('page 1', 100, query);
+    await settle();
     const waiting = reads.read('page 1', 101, query);
     calls[0]!.fail(new Error('canceling statement due to statement timeout'));
     await expect(failing).rejects.toThrow('statement timeout');
