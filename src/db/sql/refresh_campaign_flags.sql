@@ -1,7 +1,8 @@
 -- The campaign flags that claims and tokens move: has_budget_left (some incentive can still pay) and
 -- pays_only_whitelisted_tokens, for the given campaigns. A changed flag changes what the filters match,
--- so it bumps the campaign set's version (its `value`; the flags are not what campaigns target). Called by refresh_campaign_totals(), and by the incentives
--- trigger only when a claim moved an incentive across its limit (most claims do not).
+-- so it bumps the campaign set's version (its `value`; the flags are not what campaigns target).
+-- Called by refresh_campaign_totals(), and by the claims and incentives triggers only when a write moved an
+-- incentive across its limit or budget (most claims do not).
 --
 -- A generic plan: a claim calls it for one campaign hundreds of times a second, and with `keys` unknown
 -- the planner would otherwise plan the statement again on every call (a custom plan, half its cost);
