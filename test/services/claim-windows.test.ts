@@ -161,8 +161,10 @@ describe('claim windows', () => {
     await vi.waitFor(() => expect(polls.mock.calls.length).toBeGreaterThan(seen + 3));
     expect(rereads).toHaveBeenCalledTimes(1);
 
+    // A new campaign with its action step: reread (once per version the job sees: the campaign, its
+    // incentive and its step are separate statements, each bumping the version).
     await insertCampaign(database.db);
-    await vi.waitFor(() => expect(rereads).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(rereads.mock.calls.length).toBeGreaterThanOrEqual(2));
   });
 
   it('shares one poll between the requests that arrive while it is under way', async () => {
