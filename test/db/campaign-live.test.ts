@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
@@ -145,5 +146,92 @@ describe('a claim that exhausts or frees an incentive', () => {
     await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
     expect(await version()).toBe(before);
     expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
+  });
+});
+
+/**
+ * Two transactions writing claims of different incentives of one campaign at once. Each claim's
+ * refresh computes the campaign's totals and flags from the incentives it sees: without waiting for
+ * the other (lock_campaign_refresh), the one committing last kept a view without the other's claim,
+ * its incentive's totals stale in every read until the campaign's next claim. The flags must see both
+ * claims too: two that each spend an incentive's last make the campaign inactive. Real concurrent
+ * transactions: PostgreSQL.
+ */
+describe.runIf(inject('testDatabase').kind === 'postgres')('two claims of one campaign written at once', () => {
+  let database: TestDatabase;
+  let app: App;
+  let first: pg.Client;
+  let second: pg.Client;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database);
+    first = new pg.Client({ connectionString: database.url });
+    second = new pg.Client({ connectionString: database.url });
+    await Promise.all([first.connect(), second.connect()]);
+  });
+  afterAll(async () => {
+    await Promise.all([first?.end(), second?.end()]);
+    await app?.close();
+    await database?.close();
+  });
+
+  let sequence = 0;
+  const claim = (client: pg.Client, campaignKey: number, position: number, amount: string) => {
+    sequence++;
+    return client.query(
+      `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+       VALUES ($1, (SELECT chain_id FROM campaigns WHERE key = $1), $2, $3, $4, 1, 0, $5, 0, now())`,
+      [campaignKey, position, address(0x7f200 + sequence), amount, `0x${sequence.toString(16).padStart(64, 'c')}`],
+    );
+  };
+
+  /** The first writes its claim and holds its transaction open while the second writes; the first commits, then the second. */
+  const interleave = async (campaignKey: number, amount: string) => {
+    await first.query('BEGIN');
+    await second.query('BEGIN');
+    try {
+      await claim(first, campaignKey, 0, amount);
+      const waiting = claim(second, campaignKey, 1, amount);
+      // Long enough for the second to reach its refresh (and, without the lock, to finish it).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await first.query('COMMIT');
+      await waiting;
+      await second.query('COMMIT');
+    } catch (error) {
+      await Promise.all([first.query('ROLLBACK'), second.query('ROLLBACK')]);
+      throw error;
+    }
+  };
+
+  const detail = async (publicId: string) => {
+    const response = await app.inject(`/campaigns/${publicId}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ isActive: boolean; incentives: { totalClaims: string; claimedAmount: string }[] }>();
+  };
+
+  it('shows both claims in the totals of both incentives', async () => {
+    const campaign = await insertCampaign(database.db, {
+      incentives: [erc20Incentive(address(0x7f201), '5', '10'), erc20Incentive(address(0x7f202), '5', '10')],
+    });
+    await interleave(campaign.key, '5');
+    const { incentives } = await detail(campaign.publicId);
+    expect(incentives.map(({ totalClaims, claimedAmount }) => ({ totalClaims, claimedAmount }))).toEqual([
+      { totalClaims: '1', claimedAmount: '5' },
+      { totalClaims: '1', claimedAmount: '5' },
+    ]);
+  });
+
+  it('makes the campaign inactive when the two claims spend the last of both incentives', async () => {
+    const campaign = await insertCampaign(database.db, {
+      incentives: [erc20Incentive(address(0x7f203), '5', '1'), erc20Incentive(address(0x7f204), '5', '1')],
+    });
+    expect((await detail(campaign.publicId)).isActive).toBe(true);
+    await interleave(campaign.key, '5');
+    expect((await detail(campaign.publicId)).isActive).toBe(false);
+    const listed = (await app.inject('/campaigns?pageSize=100&tokenWhitelist=false&showActiveOnly=true'))
+      .json<{ campaigns: { id: string }[] }>()
+      .campaigns.some((item) => item.id === campaign.publicId);
+    expect(listed).toBe(false);
   });
 });

@@ -12,6 +12,8 @@ CREATE OR REPLACE FUNCTION refresh_campaign_flags(keys integer[]) RETURNS void L
 DECLARE
   flipped integer;
 BEGIN
+  -- Two claims of one campaign at once each reach an incentive's limit: the second must see the first's.
+  PERFORM lock_campaign_refresh(keys);
   -- Tells campaigns_after_write() that this update is ours, not a write to react to.
   PERFORM set_config('campaign_service.refreshing', 'on', true);
   UPDATE campaigns AS c
