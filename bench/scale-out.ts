@@ -55,10 +55,14 @@ interface Mode {
   name: string;
   env: Record<string, string>;
 }
+// In transaction mode as the README deploys it: MIGRATE_DATABASE_URL names the direct connection, on
+// which each replica listens for claim changes and reads the claim feed (one session per replica).
 const MODES: Mode[] = [
   { name: 'direct, named statements', env: { DATABASE_URL: DATABASE, DB_POOL_MODE: 'session' } },
-  { name: 'direct, unnamed (transaction mode)', env: { DATABASE_URL: DATABASE, DB_POOL_MODE: 'transaction' } },
-  ...(options.pgbouncer ? [{ name: 'PgBouncer transaction mode', env: { DATABASE_URL: options.pgbouncer, DB_POOL_MODE: 'transaction' } }] : []),
+  { name: 'direct, unnamed (transaction mode)', env: { DATABASE_URL: DATABASE, DB_POOL_MODE: 'transaction', MIGRATE_DATABASE_URL: DATABASE } },
+  ...(options.pgbouncer
+    ? [{ name: 'PgBouncer transaction mode', env: { DATABASE_URL: options.pgbouncer, DB_POOL_MODE: 'transaction', MIGRATE_DATABASE_URL: DATABASE } }]
+    : []),
 ];
 
 /** The soak's default mix (scripts/soak.ts), by route: per 9 requests, 3 list pages, 2 details, one of each other route. */

@@ -140,13 +140,15 @@ export async function buildApp(
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db, database.read));
   app.decorate('clock', clock);
+  const feedSignal = claimWindows ? undefined : claimFeedSignal(config, database, logger);
   await app.register(claimWindowsLifecycle, {
     claimWindows:
       claimWindows ??
       new ClaimWindows(app.repositories.claimWindows, {
         pollMs: config.CLAIM_FEED_POLL_MS,
         idlePollMs: config.CLAIM_FEED_IDLE_POLL_MS,
-        signal: claimFeedSignal(config, database, logger),
+        signal: feedSignal,
+        readOnFeedSession: feedSignal ? (read) => feedSignal.readOnSession(read) : undefined,
         workerConnection: config.CLAIM_LOAD_IN_WORKER ? database.readConnection : undefined,
         targetsRefreshMs: config.CLAIM_WINDOW_REFRESH_MS,
         logger,

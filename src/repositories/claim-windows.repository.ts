@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type pg from 'pg';
 import { type Database, queryRows } from '../db/client.js';
 
 /**
@@ -92,6 +93,9 @@ export interface TargetedContractRow {
   block_timestamps: number[];
 }
 
+type FeedRow = ClaimChangeRow & { snapshot: string; at_ms: number; version: string };
+const CHANGES_SINCE = 'SELECT * FROM claim_changes_since($1::pg_snapshot, $2)';
+
 const position = sql`pg_current_snapshot()::text AS snapshot,
                      (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8 AS at_ms,
                      (SELECT targets::text FROM campaign_set_version) AS version`;
@@ -176,12 +180,13 @@ export function createClaimWindowsRepository(db: Database) {
      * The changes committed since `since` (not visible in its snapshot, visible now), whatever order
      * their transactions committed in, with the new position. One statement, so one snapshot.
      */
-    async changesSince(since: FeedPosition, limit = MAX_CHANGES): Promise<FeedChanges> {
+    async changesSince(since: FeedPosition, limit = MAX_CHANGES, session?: pg.Client): Promise<FeedChanges> {
       // claim_changes_since() (src/db/sql/claim_changes_since.sql) keeps its plan per server connection.
-      const rows = await queryRows<ClaimChangeRow & { snapshot: string; at_ms: number; version: string }>(
-        db,
-        sql`SELECT * FROM claim_changes_since(${since.snapshot}::pg_snapshot, ${limit})`,
-      );
+      // On a session of its own (ClaimFeedListener's direct connection, behind a transaction pooler)
+      // the statement is a named one too: that connection is not shared.
+      const rows = session
+        ? (await session.query<FeedRow>({ name: 'claim_changes_since', text: CHANGES_SINCE, values: [since.snapshot, limit] })).rows
+        : await queryRows<FeedRow>(db, sql`SELECT * FROM claim_changes_since(${since.snapshot}::pg_snapshot, ${limit})`);
       const head = rows[0]!;
       const changes = rows.filter((row) => row.sign !== null);
       return {

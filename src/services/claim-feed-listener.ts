@@ -24,6 +24,8 @@ export interface ClaimFeedListenerOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** First delay before connecting again after the connection was lost; doubles up to 30 s. */
   retryMs?: number;
+  /** For reads on the session (readOnSession): its statement timeout, and how long the client waits for an answer. */
+  reads?: { statementTimeoutMs: number; queryTimeoutMs: number };
 }
 
 const MAX_RETRY_MS = 30_000;
@@ -45,6 +47,30 @@ export class ClaimFeedListener implements FeedSignal {
 
   get listening(): boolean {
     return this.connected;
+  }
+
+  /**
+   * Runs `read` on the direct session while it listens (undefined while the connection is down):
+   * behind a transaction pooler a claim-feed read there skips the pooler's hop, and every request
+   * that reads claim volumes waits for one. A read that fails or gets no answer within
+   * `reads.queryTimeoutMs` (a peer that vanished) closes the session, which then reconnects.
+   */
+  readOnSession<T>(read: (session: pg.Client) => Promise<T>): Promise<T> | undefined {
+    const client = this.connected ? this.client : undefined;
+    const { reads } = this.options;
+    if (client === undefined || reads === undefined) return undefined;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('the claim feed session gave no answer in time')), reads.queryTimeoutMs);
+      const fail = (error: unknown) => {
+        clearTimeout(timer);
+        this.lost(client, error);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      read(client).then((value) => {
+        clearTimeout(timer);
+        resolve(value);
+      }, fail);
+    });
   }
 
   onChange(callback: () => void): void {
@@ -79,6 +105,8 @@ export class ClaimFeedListener implements FeedSignal {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
+      const { reads } = this.options;
+      if (reads !== undefined) await client.query(`SET statement_timeout = ${Math.trunc(reads.statementTimeoutMs)}`);
       await client.query(`LISTEN ${CLAIM_FEED_CHANNEL}`);
     } catch (error) {
       this.lost(client, error);

@@ -1,9 +1,11 @@
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
   type ClaimChangeRow,
   type ClaimChunk,
   type ClaimLoader,
   type ClaimWindowsRepository,
+  type FeedChanges,
   type FeedPosition,
   loadFrom,
   type TargetedContractRow,
@@ -49,6 +51,11 @@ export interface ClaimWindowsOptions {
   idlePollMs?: number;
   /** Says when the feed changed; without it the job polls every `pollMs`. */
   signal?: FeedSignal;
+  /**
+   * Runs a feed read on a session of its own (ClaimFeedListener.readOnSession, behind a transaction
+   * pooler), or answers undefined (no such session now): the feed is then read through the repository's pool.
+   */
+  readOnFeedSession?: <T>(read: (session: pg.Client) => Promise<T>) => Promise<T> | undefined;
   /** How often the targets of named contracts are reread, when the campaign set changed. */
   targetsRefreshMs: number;
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -169,13 +176,26 @@ export class ClaimWindows {
 
   private async pollOnce(): Promise<void> {
     if (!this.state || !this.position) return this.load('start');
-    const result = await this.repository.changesSince(this.position);
+    const result = await this.readFeed(this.position);
     if (result.position.atMs - this.position.atMs > MAX_FEED_GAP_MS) return this.load('fell behind the change feed');
     if (result.changes === undefined) return this.load('a large write');
     if (result.changes.some((change) => change.sign === 0)) return this.load('claims reloaded in bulk');
     this.state.apply(result.changes.map(toContribution));
     this.position = result.position;
     this.version = result.version;
+  }
+
+  private async readFeed(since: FeedPosition): Promise<FeedChanges> {
+    const direct = this.options.readOnFeedSession?.((session) => this.repository.changesSince(since, undefined, session));
+    if (direct !== undefined) {
+      try {
+        return await direct;
+      } catch (error) {
+        // The session reconnects; this read, and those until it is back, go through the pool.
+        this.options.logger.warn({ err: error }, 'claim feed read on its own session failed; reading through the pool');
+      }
+    }
+    return this.repository.changesSince(since);
   }
 
   private async load(reason: string): Promise<void> {

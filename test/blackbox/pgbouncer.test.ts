@@ -66,7 +66,12 @@ describe.skipIf(missing !== undefined)('black box: replicas behind PgBouncer in 
   });
 
   it('two replicas under load: every request of every operation answers 200, with 4 server connections shared', async () => {
-    const replicas = [await pooled({ DB_POOL_MAX: '10' }), await pooled({ DB_POOL_MAX: '10' })];
+    // The first as the README deploys it: with the direct MIGRATE_DATABASE_URL it listens for claim
+    // changes and reads the claim feed on that session; the second reads the feed through PgBouncer.
+    const replicas = [
+      await pooled({ DB_POOL_MAX: '10', MIGRATE_DATABASE_URL: database.url, DB_APPLICATION_NAME: 'pgbouncer-blackbox-direct-feed' }),
+      await pooled({ DB_POOL_MAX: '10' }),
+    ];
     for (const replica of replicas) expect(await becameReady(replica, 30_000), replica.logs()).toBe(true);
     const operations = everyOperation(campaignId, token);
     const statuses = new Map<number, number>();
@@ -86,6 +91,13 @@ describe.skipIf(missing !== undefined)('black box: replicas behind PgBouncer in 
     expect([...statuses.keys()]).toEqual([200]);
     expect(total).toBeGreaterThan(100);
     for (const replica of replicas) expect(replica.logs()).not.toMatch(/"level":50/);
+    expect(replicas[0]!.logs()).not.toMatch(/reading through the pool/);
+    // The first replica's feed reads ran on its own direct session, not through the pooler.
+    const feedSessions = await withClient(database.url, async (client) =>
+      (await client.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE application_name = 'pgbouncer-blackbox-direct-feed (claim feed)'`)).rows,
+    );
+    expect(feedSessions).toHaveLength(1);
+    expect(feedSessions[0]!.query).toMatch(/claim_changes_since/);
   });
 
   it('a query over a 1 ms statement timeout is cancelled by PostgreSQL: 504', async () => {

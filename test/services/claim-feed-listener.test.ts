@@ -41,8 +41,8 @@ describe.skipIf(!onPostgres)('claim feed notifications', () => {
     await database.close();
   });
 
-  const listener = (applicationName = 'claim-feed-listener-test') => {
-    const created = new ClaimFeedListener({ url: database.url!, connectTimeoutMs: 2000, applicationName, logger: quiet, retryMs: 50 });
+  const listener = (applicationName = 'claim-feed-listener-test', reads?: { statementTimeoutMs: number; queryTimeoutMs: number }) => {
+    const created = new ClaimFeedListener({ url: database.url!, connectTimeoutMs: 2000, applicationName, logger: quiet, retryMs: 50, reads });
     open.push(created);
     return created;
   };
@@ -125,5 +125,89 @@ describe.skipIf(!onPostgres)('claim feed notifications', () => {
       sql`SELECT count(*)::int AS claims FROM claims WHERE campaign_key = ${campaignKey} AND claimed_at > now() - interval '1 hour'`,
     );
     expect(volume?.windows['1h'].claims ?? 0).toBe(expected!.claims);
+  });
+
+  it('reads the feed on its own session when asked to, through the pool while that session is down, exact either way', async () => {
+    const reads: ('session' | 'pool')[] = [];
+    const base = createClaimWindowsRepository(database.db);
+    const repository: ClaimWindowsRepository = {
+      ...base,
+      changesSince: async (since, limit, session) => {
+        reads.push(session === undefined ? 'pool' : 'session');
+        return base.changesSince(since, limit, session);
+      },
+    };
+    const feed = listener('claim-feed-reads', { statementTimeoutMs: 5000, queryTimeoutMs: 6000 });
+    const windows = new ClaimWindows(repository, {
+      pollMs: 20,
+      idlePollMs: 60_000,
+      signal: feed,
+      readOnFeedSession: (read) => feed.readOnSession(read),
+      targetsRefreshMs: 60_000,
+      logger: quiet,
+    });
+    open.push(windows);
+    windows.start();
+    expect(await eventually(() => feed.listening && reads.length > 0)).toBe(true);
+    const claimsInLastHour = async () =>
+      (await queryRows<{ claims: number }>(
+        database.db,
+        sql`SELECT count(*)::int AS claims FROM claims WHERE campaign_key = ${campaignKey} AND claimed_at > now() - interval '1 hour'`,
+      ))[0]!.claims;
+    const counted = async () => (await windows.at(new Date())).volume(campaignKey)?.windows['1h'].claims ?? 0;
+
+    reads.length = 0;
+    await insertClaim(database.db, { campaignKey, claimedAt: new Date(Date.now() - 1000) });
+    expect(await counted()).toBe(await claimsInLastHour());
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads)).toEqual(new Set(['session']));
+
+    // The session goes away: reads go through the pool (still exact) until it is back.
+    await queryRows(database.db, sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'claim-feed-reads'`);
+    expect(await eventually(() => !feed.listening)).toBe(true);
+    reads.length = 0;
+    await insertClaim(database.db, { campaignKey, claimedAt: new Date(Date.now() - 1000) });
+    expect(await counted()).toBe(await claimsInLastHour());
+    expect(reads).toContain('pool');
+
+    expect(await eventually(() => feed.listening)).toBe(true);
+    reads.length = 0;
+    await insertClaim(database.db, { campaignKey, claimedAt: new Date(Date.now() - 1000) });
+    expect(await counted()).toBe(await claimsInLastHour());
+    expect(reads.at(-1)).toBe('session');
+  });
+
+  it('a read on its session is bounded: the statement timeout applies, and an answer that never comes closes the session, which reconnects', async () => {
+    const feed = listener('claim-feed-bounded', { statementTimeoutMs: 100, queryTimeoutMs: 400 });
+    feed.start();
+    expect(await eventually(() => feed.listening)).toBe(true);
+    await expect(feed.readOnSession((session) => session.query('SELECT pg_sleep(2)'))).rejects.toMatchObject({ code: '57014' });
+    expect(await eventually(() => feed.listening)).toBe(true);
+
+    // A peer that stops answering: the session's backend is paused by a lock it waits for, past the client's limit.
+    const blocker = new pg.Client({ connectionString: database.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE claim_change_marks IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      await expect(
+        feed.readOnSession((session) => session.query('SET statement_timeout = 0').then(() => session.query('SELECT count(*) FROM claim_change_marks'))),
+      ).rejects.toThrow(/no answer in time/);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(feed.readOnSession(async () => 'unused')).toBeUndefined(); // closed; reconnecting
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    expect(await eventually(() => feed.listening)).toBe(true);
+    expect(await feed.readOnSession(async (session) => (await session.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+  });
+
+  it('does not read on its session unless asked to (DB_POOL_MODE=session: the pool is as direct)', async () => {
+    const feed = listener('claim-feed-no-reads');
+    feed.start();
+    expect(await eventually(() => feed.listening)).toBe(true);
+    expect(feed.readOnSession(async () => 1)).toBeUndefined();
   });
 });
