@@ -11,7 +11,7 @@
  * 3. server connections and resident memory per replica.
  *
  *   npm run bench:scale-out -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000 \
- *     --pgbouncer postgres://postgres@127.0.0.1:6432/campaigns_bench_100000 [--seconds 8] [--idle-seconds 30]
+ *     --pgbouncer postgres://postgres@127.0.0.1:6432/campaigns_bench_100000 [--seconds 8] [--idle-seconds 30] [--rounds 3]
  *
  * The database must be seeded (npm run bench seeds one) and migrated; PgBouncer must run in
  * transaction mode with `admin_users` including the URL's user (the README's pgbouncer.ini). The
@@ -42,6 +42,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     'idle-only': { type: 'boolean', default: false },
     'timeouts-per-transaction': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 if (!options.database) throw new Error('--database postgres://... (a seeded, migrated benchmark database) is required');
@@ -49,6 +50,7 @@ const DATABASE = options.database;
 const SECONDS = Number(options.seconds);
 const IDLE_SECONDS = Number(options['idle-seconds']);
 const CONNECTIONS = Number(options.connections);
+const ROUNDS = Math.max(1, Number(options.rounds));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Mode {
@@ -100,26 +102,33 @@ async function main(): Promise<void> {
   const peakRss = new Map<string, number>();
   try {
     for (const scenario of scenarios) {
-      for (const { mode, server } of servers) {
-        await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: 2 }); // warm-up
-        const before = await cpuSnapshot(server.pid);
-        const load = await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: SECONDS });
-        const after = await cpuSnapshot(server.pid);
-        peakConnections.set(mode.name, Math.max(peakConnections.get(mode.name) ?? 0, await openConnections(mode, server)));
-        peakRss.set(mode.name, Math.max(peakRss.get(mode.name) ?? 0, await rssMb(server.pid)));
-        const requests = load.requestsPerSecond * SECONDS;
-        const row = {
-          route: scenario.name,
-          mode: mode.name,
-          requestsPerSecond: load.requestsPerSecond,
-          p99Ms: load.p99Ms,
-          errors: load.errors + load.non2xx,
-          nodeCpuMsPerRequest: round((after.nodeMs - before.nodeMs) / requests, 3),
-          postgresCpuMsPerRequest: round(postgresMs(before, after) / requests, 3),
-          mixShare: scenario.mixShare,
-        };
-        rows.push(row);
-        log(JSON.stringify(row));
+      for (const { server } of servers) await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: 2 }); // warm-up
+      // The modes in turn, ROUNDS times, each round starting with the next mode: this machine's
+      // throughput drifts by 10-40% over minutes, so each mode's ratio to direct is taken per round
+      // (the two measured a few seconds apart) and the median of the rounds reported.
+      for (let pass = 0; pass < ROUNDS; pass++) {
+        for (let turn = 0; turn < servers.length; turn++) {
+          const { mode, server } = servers[(pass + turn) % servers.length]!;
+          const before = await cpuSnapshot(server.pid);
+          const load = await drive(server.url, scenario, { connections: CONNECTIONS, durationSeconds: SECONDS });
+          const after = await cpuSnapshot(server.pid);
+          peakConnections.set(mode.name, Math.max(peakConnections.get(mode.name) ?? 0, await openConnections(mode, server)));
+          peakRss.set(mode.name, Math.max(peakRss.get(mode.name) ?? 0, await rssMb(server.pid)));
+          const requests = load.requestsPerSecond * SECONDS;
+          const row = {
+            route: scenario.name,
+            mode: mode.name,
+            round: pass,
+            requestsPerSecond: load.requestsPerSecond,
+            p99Ms: load.p99Ms,
+            errors: load.errors + load.non2xx,
+            nodeCpuMsPerRequest: round((after.nodeMs - before.nodeMs) / requests, 3),
+            postgresCpuMsPerRequest: round(postgresMs(before, after) / requests, 3),
+            mixShare: scenario.mixShare,
+          };
+          rows.push(row);
+          log(JSON.stringify(row));
+        }
       }
     }
     results.routes = rows;
@@ -166,13 +175,42 @@ async function main(): Promise<void> {
   log(`results: ${file}`);
 }
 
-function printMarkdown(rows: { route: string; mode: string; requestsPerSecond: number; p99Ms: number; errors: number; nodeCpuMsPerRequest: number; postgresCpuMsPerRequest: number }[], idle: object[], perReplica: object[]): void {
+interface RouteRow {
+  route: string;
+  mode: string;
+  round: number;
+  requestsPerSecond: number;
+  p99Ms: number;
+  errors: number;
+  nodeCpuMsPerRequest: number;
+  postgresCpuMsPerRequest: number;
+}
+
+/** Per route and mode, over the rounds: median req/s, highest p99, all errors, mean CPU, and the median of the per-round ratios to direct. */
+function printMarkdown(rows: RouteRow[], idle: object[], perReplica: object[]): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out('| route | mode | req/s | p99 ms | errors | Node CPU ms/req | PostgreSQL CPU ms/req | x direct named |');
-  out('|---|---|---|---|---|---|---|---|');
-  for (const row of rows) {
-    const base = rows.find((other) => other.route === row.route && other.mode === MODES[0]!.name)!;
-    out(`| ${row.route} | ${row.mode} | ${row.requestsPerSecond} | ${row.p99Ms} | ${row.errors} | ${row.nodeCpuMsPerRequest} | ${row.postgresCpuMsPerRequest} | ${round(row.requestsPerSecond / base.requestsPerSecond, 2)} |`);
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  out(`| route | mode | req/s (median of ${ROUNDS}) | p99 ms | errors | Node CPU ms/req | PostgreSQL CPU ms/req | x direct named (per round) | x direct named (median) |`);
+  out('|---|---|---|---|---|---|---|---|---|');
+  for (const route of [...new Set(rows.map((row) => row.route))]) {
+    for (const mode of MODES) {
+      const own = rows.filter((row) => row.route === route && row.mode === mode.name);
+      if (own.length === 0) continue;
+      const ratios = own.map((row) => {
+        const base = rows.find((other) => other.route === route && other.mode === MODES[0]!.name && other.round === row.round)!;
+        return round(row.requestsPerSecond / base.requestsPerSecond, 2);
+      });
+      out(
+        `| ${route} | ${mode.name} | ${Math.round(median(own.map((row) => row.requestsPerSecond)))} | ${Math.max(...own.map((row) => row.p99Ms))} | ` +
+          `${own.reduce((sum, row) => sum + row.errors, 0)} | ${round(mean(own.map((row) => row.nodeCpuMsPerRequest)), 3)} | ` +
+          `${round(mean(own.map((row) => row.postgresCpuMsPerRequest)), 3)} | ${ratios.join(' / ')} | ${round(median(ratios), 2)} |`,
+      );
+    }
   }
   out('');
   out(`idle: ${JSON.stringify(idle)}`);
