@@ -50,9 +50,9 @@ export class ClaimFeedListener implements FeedSignal {
   }
 
   /**
-   * Runs `read` on the direct session while it listens (undefined while the connection is down):
-   * behind a transaction pooler a claim-feed read there skips the pooler's hop, and every request
-   * that reads claim volumes waits for one. A read that fails or gets no answer within
+   * Runs `read` on the direct session while it listens (undefined while the connection is down, or
+   * without `reads`): every request that reads claim volumes waits for a claim-feed read, which there
+   * skips a transaction pooler's hop and the pool. A read that fails or gets no answer within
    * `reads.queryTimeoutMs` (a peer that vanished) closes the session, which then reconnects.
    */
   readOnSession<T>(read: (session: pg.Client) => Promise<T>): Promise<T> | undefined {

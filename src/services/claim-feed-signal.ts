@@ -9,11 +9,14 @@ import { ClaimFeedListener } from './claim-feed-listener.js';
  * - reads on a hot standby (DATABASE_READ_URL): none; a standby cannot LISTEN, and a notification from
  *   the primary comes before the standby replays the change, so the windows poll every CLAIM_FEED_POLL_MS;
  * - behind a transaction pooler (DB_POOL_MODE=transaction): MIGRATE_DATABASE_URL, the direct
- *   connection to the primary, when it is set; none otherwise. The claim windows then read the feed
- *   on that session too: every request that reads claim volumes waits for a feed read, and through
- *   the pooler it takes a hop more (trending kept 0.52-0.81 of its direct throughput through
- *   PgBouncer, 0.76-0.96 with the feed read directly, alternating on 2026-11-25);
+ *   connection to the primary, when it is set; none otherwise;
  * - PGlite: none (one process; the demo polls).
+ *
+ * The claim windows read the feed on that session too. Every request that reads claim volumes waits
+ * for a feed read; through a transaction pooler it took a hop more (trending kept 0.52-0.81 of its
+ * direct throughput through PgBouncer, 0.76-0.96 with the feed read directly, alternating on
+ * 2026-11-25), and on direct connections a pool checkout and the query builder's work, for a
+ * statement that is always the same.
  */
 export function claimFeedSignal(
   config: Pick<
@@ -30,17 +33,14 @@ export function claimFeedSignal(
   logger: Pick<Logger, 'info' | 'warn'>,
 ): ClaimFeedListener | undefined {
   if (database.kind !== 'postgres' || database.readPool !== undefined) return undefined;
-  const behindPooler = config.DB_POOL_MODE === 'transaction';
-  const url = behindPooler ? config.MIGRATE_DATABASE_URL : config.DATABASE_URL;
+  const url = config.DB_POOL_MODE === 'transaction' ? config.MIGRATE_DATABASE_URL : config.DATABASE_URL;
   if (url === undefined) return undefined;
   return new ClaimFeedListener({
     url,
     connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     applicationName: `${config.DB_APPLICATION_NAME} (claim feed)`,
     logger,
-    // Behind a pooler the claim windows read the feed on this session as well (readOnSession).
-    reads: behindPooler
-      ? { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS ?? config.DB_STATEMENT_TIMEOUT_MS + 1000 }
-      : undefined,
+    // The claim windows read the feed on this session as well (readOnSession).
+    reads: { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS ?? config.DB_STATEMENT_TIMEOUT_MS + 1000 },
   });
 }

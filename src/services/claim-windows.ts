@@ -52,8 +52,8 @@ export interface ClaimWindowsOptions {
   /** Says when the feed changed; without it the job polls every `pollMs`. */
   signal?: FeedSignal;
   /**
-   * Runs a feed read on a session of its own (ClaimFeedListener.readOnSession, behind a transaction
-   * pooler), or answers undefined (no such session now): the feed is then read through the repository's pool.
+   * Runs a feed read on a session of its own (ClaimFeedListener.readOnSession), or answers undefined
+   * (no such session now): the feed is then read through the repository's pool.
    */
   readOnFeedSession?: <T>(read: (session: pg.Client) => Promise<T>) => Promise<T> | undefined;
   /** How often the targets of named contracts are reread, when the campaign set changed. */

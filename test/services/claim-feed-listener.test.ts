@@ -204,7 +204,7 @@ describe.skipIf(!onPostgres)('claim feed notifications', () => {
     expect(await feed.readOnSession(async (session) => (await session.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one)).toBe(1);
   });
 
-  it('does not read on its session unless asked to (DB_POOL_MODE=session: the pool is as direct)', async () => {
+  it('does not read on its session without `reads`', async () => {
     const feed = listener('claim-feed-no-reads');
     feed.start();
     expect(await eventually(() => feed.listening)).toBe(true);
