@@ -3,21 +3,11 @@
 --
 -- PL/pgSQL for its plan, kept per server connection: every claim calls it, and as a SQL function
 -- its statement was planned on every call (about 250 us, more than the rest of what a claim costs).
---
--- Updated in place, then inserted where missing: an INSERT ... ON CONFLICT DO UPDATE would first lock
--- the row it conflicts with, one more WAL record per claim.
 CREATE OR REPLACE FUNCTION bump_entry_versions(keys integer[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
-  UPDATE entry_versions AS v SET version = nextval('entry_version_seq') WHERE v.campaign_key = ANY (keys);
-  IF FOUND AND cardinality(keys) = 1 THEN
-    RETURN;
-  END IF;
   INSERT INTO entry_versions AS v (campaign_key, version)
-  SELECT c.key, nextval('entry_version_seq')
-    FROM campaigns AS c
-   WHERE c.key IN (SELECT unnest(keys))
-     AND NOT EXISTS (SELECT 1 FROM entry_versions AS e WHERE e.campaign_key = c.key)
+  SELECT c.key, nextval('entry_version_seq') FROM campaigns AS c WHERE c.key IN (SELECT unnest(keys))
   ON CONFLICT (campaign_key) DO UPDATE SET version = excluded.version;
 END
 $$;

@@ -8,46 +8,29 @@
 -- the generic plan of nested index lookups also serves a full refresh, about a second slower in 100,000.
 --
 -- After lock_campaign_refresh(): concurrent claims of one campaign refresh its row one after the
--- other, each seeing the totals the one before committed. The row is updated in place where it exists
--- (every campaign has one after its first refresh) and only where it changed; an INSERT ... ON CONFLICT
--- DO UPDATE would first lock the row it conflicts with, one more WAL record per claim.
+-- other, each seeing the totals the one before committed.
 CREATE OR REPLACE FUNCTION refresh_campaign_live(keys integer[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   PERFORM lock_campaign_refresh(keys);
-  WITH fresh AS (
-    SELECT key AS campaign_key,
-           incentive_fields,
-           '"usdSpend": ' || usd_spend::float8 || ', "tokenSpend": ' || token_spend::float8
-             || ', "availableBudgetUsd": ' || json_text(available_budget_usd) AS list_totals,
-           '"availableBudgetUsd": ' || json_text(available_budget_usd) AS detail_totals
-      FROM (SELECT c.key,
-                   coalesce(array_agg(incentive_live_json(i) ORDER BY i.position) FILTER (WHERE incentive_has_live_fields(i.type)),
-                            '{}') AS incentive_fields,
-                   coalesce(sum(i.total_usd_claimed), 0) AS usd_spend,
-                   coalesce(sum(i.total_amount_claimed / 10::numeric ^ t.decimals), 0) AS token_spend,
-                   round(sum(greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) * t.price_usd / 10::numeric ^ t.decimals)
-                           FILTER (WHERE t.price_usd IS NOT NULL AND i.total_budget IS NOT NULL), 2)::text AS available_budget_usd
-              FROM unnest(keys) AS k(key)
-              JOIN campaigns AS c ON c.key = k.key
-              LEFT JOIN incentives AS i ON i.campaign_key = c.key
-              LEFT JOIN tokens AS t ON t.chain_id = c.chain_id AND t.address = i.asset_address
-             GROUP BY c.key) AS totals
-  ),
-  updated AS (
-    UPDATE campaign_live AS l
-       SET incentive_fields = f.incentive_fields, list_totals = f.list_totals, detail_totals = f.detail_totals
-      FROM fresh AS f
-     WHERE l.campaign_key = f.campaign_key
-       AND (l.incentive_fields, l.list_totals, l.detail_totals)
-           IS DISTINCT FROM (f.incentive_fields, f.list_totals, f.detail_totals)
-  )
-  -- A campaign without a row yet (the statement's snapshot does not see the UPDATE's work, so only
-  -- rows missing from it); ON CONFLICT for one that a concurrent refresh outside the locks inserted.
   INSERT INTO campaign_live AS l (campaign_key, incentive_fields, list_totals, detail_totals)
-  SELECT f.campaign_key, f.incentive_fields, f.list_totals, f.detail_totals
-    FROM fresh AS f
-   WHERE NOT EXISTS (SELECT 1 FROM campaign_live AS e WHERE e.campaign_key = f.campaign_key)
+  SELECT key,
+         incentive_fields,
+         '"usdSpend": ' || usd_spend::float8 || ', "tokenSpend": ' || token_spend::float8
+           || ', "availableBudgetUsd": ' || json_text(available_budget_usd),
+         '"availableBudgetUsd": ' || json_text(available_budget_usd)
+    FROM (SELECT c.key,
+                 coalesce(array_agg(incentive_live_json(i) ORDER BY i.position) FILTER (WHERE incentive_has_live_fields(i.type)),
+                          '{}') AS incentive_fields,
+                 coalesce(sum(i.total_usd_claimed), 0) AS usd_spend,
+                 coalesce(sum(i.total_amount_claimed / 10::numeric ^ t.decimals), 0) AS token_spend,
+                 round(sum(greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) * t.price_usd / 10::numeric ^ t.decimals)
+                         FILTER (WHERE t.price_usd IS NOT NULL AND i.total_budget IS NOT NULL), 2)::text AS available_budget_usd
+            FROM unnest(keys) AS k(key)
+            JOIN campaigns AS c ON c.key = k.key
+            LEFT JOIN incentives AS i ON i.campaign_key = c.key
+            LEFT JOIN tokens AS t ON t.chain_id = c.chain_id AND t.address = i.asset_address
+           GROUP BY c.key) AS totals
   ON CONFLICT (campaign_key) DO UPDATE
      SET incentive_fields = excluded.incentive_fields, list_totals = excluded.list_totals, detail_totals = excluded.detail_totals
    WHERE (l.incentive_fields, l.list_totals, l.detail_totals)
