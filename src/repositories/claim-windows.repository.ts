@@ -182,10 +182,15 @@ export function createClaimWindowsRepository(db: Database) {
      */
     async changesSince(since: FeedPosition, limit = MAX_CHANGES, session?: pg.Client): Promise<FeedChanges> {
       // claim_changes_since() (src/db/sql/claim_changes_since.sql) keeps its plan per server connection.
-      // On a session of its own (ClaimFeedListener's direct connection, behind a transaction pooler)
-      // the statement is a named one too: that connection is not shared.
+      // On a session of its own (ClaimFeedListener's LISTEN connection) the statement is a named one
+      // too: that connection is not shared. Its answer comes by callback, not node-postgres's promise
+      // API, for the reason queryWithin (src/db/client.ts) gives: answers outliving a scavenge.
       const rows = session
-        ? (await session.query<FeedRow>({ name: 'claim_changes_since', text: CHANGES_SINCE, values: [since.snapshot, limit] })).rows
+        ? await new Promise<FeedRow[]>((resolve, reject) => {
+            session.query<FeedRow>({ name: 'claim_changes_since', text: CHANGES_SINCE, values: [since.snapshot, limit] }, (error, result) =>
+              error ? reject(error) : resolve(result.rows),
+            );
+          })
         : await queryRows<FeedRow>(db, sql`SELECT * FROM claim_changes_since(${since.snapshot}::pg_snapshot, ${limit})`);
       const head = rows[0]!;
       const changes = rows.filter((row) => row.sign !== null);
