@@ -176,4 +176,25 @@ describe('claim windows', () => {
     // The first request starts a poll; the others wait for one that starts after they arrived.
     expect(polls.mock.calls.length).toBeLessThanOrEqual(2);
   });
+
+  it('reads the feed through the pool, exact, when the read on its own session fails', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const warnings: string[] = [];
+    const windows = new ClaimWindows(repository, {
+      pollMs: 10,
+      targetsRefreshMs: 10,
+      logger: { info: () => undefined, warn: (_: unknown, message?: string) => void warnings.push(message ?? '') },
+      clock: () => new Date(T),
+      // A session that fails every read (lost mid-read, over its statement timeout).
+      readOnFeedSession: () => Promise.reject(new Error('Connection terminated unexpectedly')),
+    });
+    open.push(windows);
+    await windows.at(new Date(T));
+    const reads = vi.spyOn(repository, 'changesSince');
+    await insertClaim(database.db, { campaignKey: keys[0]!, usdValue: '2.5', claimedAt: new Date(T - HOUR / 2) });
+    await expectExact(windows, T);
+    expect(reads.mock.calls.length).toBeGreaterThan(0);
+    for (const call of reads.mock.calls) expect(call[2]).toBeUndefined();
+    expect(warnings).toContain('claim feed read on its own session failed; reading through the pool');
+  });
 });
