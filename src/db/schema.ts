@@ -397,8 +397,6 @@ export const campaigns = pgTable(
   (table) => [
     unique('campaigns_public_id_unique').on(table.publicId),
     unique('campaigns_natural_key').on(table.chainId, table.coreAddress, table.identifier),
-    // What claims_campaign_chain_fk refers to: a claim's chain is its campaign's.
-    unique('campaigns_key_chain_unique').on(table.key, table.chainId),
     index('campaigns_recent_idx').on(table.blockTimestamp.desc(), table.publicId),
     // The default list (tokenWhitelist=true) in its default order, index-only down to deep pages.
     index('campaigns_recent_whitelisted_idx')
@@ -514,7 +512,11 @@ export const claims = pgTable(
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     campaignKey: integer('campaign_key').notNull(),
-    /** The chain of the claim's campaign (a foreign key keeps them equal): part of the natural key. */
+    /**
+     * The chain of the claim's campaign, part of the natural key. claims_after_write() and
+     * campaign_chain_fixed() keep the two equal (src/db/sql/); a foreign key to campaigns (key, chain_id)
+     * did, and locked the campaign's row for every claim.
+     */
     chainId: integer('chain_id').notNull(),
     incentivePosition: smallint('incentive_position').notNull(),
     claimant: text('claimant').notNull(),
@@ -532,11 +534,6 @@ export const claims = pgTable(
       name: 'claims_incentive_fk',
       columns: [table.campaignKey, table.incentivePosition],
       foreignColumns: [incentives.campaignKey, incentives.position],
-    }).onDelete('cascade'),
-    foreignKey({
-      name: 'claims_campaign_chain_fk',
-      columns: [table.campaignKey, table.chainId],
-      foreignColumns: [campaigns.key, campaigns.chainId],
     }).onDelete('cascade'),
     unique('claims_natural_key').on(table.chainId, table.txHash, table.logIndex),
     index('claims_claimed_at_idx').on(table.claimedAt),

@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
@@ -38,9 +39,26 @@ describe('the claims natural key', () => {
     expect(await errorCode(insertClaim(database.db, { campaignKey: elsewhere.key, txHash, logIndex: 3 }))).toBe('none');
   });
 
-  it("refuses a claim whose chain is not its campaign's", async () => {
+  it("refuses a claim whose chain is not its campaign's, written or moved there", async () => {
     const campaign = await insertCampaign(database.db, { chainId: 10 });
     expect(await errorCode(insertClaim(database.db, { campaignKey: campaign.key, chainId: 8453 }))).toBe('23503');
+    const claim = await insertClaim(database.db, { campaignKey: campaign.key });
+    const elsewhere = await insertCampaign(database.db, { chainId: 8453 });
+    expect(
+      await errorCode(database.db.execute(sql`UPDATE claims SET campaign_key = ${elsewhere.key} WHERE id = ${claim.id}`)),
+    ).toBe('23503');
+    // Moved with its chain, it is its new campaign's claim.
+    await database.db.execute(sql`UPDATE claims SET campaign_key = ${elsewhere.key}, chain_id = 8453 WHERE id = ${claim.id}`);
+  });
+
+  it('keeps the chain of a campaign that has claims, and lets one without claims change it', async () => {
+    const claimed = await insertCampaign(database.db, { chainId: 10 });
+    await insertClaim(database.db, { campaignKey: claimed.key });
+    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 8453 WHERE key = ${claimed.key}`))).toBe('23503');
+    const unclaimed = await insertCampaign(database.db, { chainId: 10 });
+    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 8453 WHERE key = ${unclaimed.key}`))).toBe('none');
+    // Any other change to a claimed campaign goes through.
+    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET campaign_name = 'renamed' WHERE key = ${claimed.key}`))).toBe('none');
   });
 });
 
