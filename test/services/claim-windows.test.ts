@@ -177,6 +177,36 @@ describe('claim windows', () => {
     expect(polls.mock.calls.length).toBeLessThanOrEqual(2);
   });
 
+  it('sends the next poll before answering the requests of the one that ended', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const windows = claimWindows(repository);
+    await windows.at(new Date(T));
+    const events: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const read = repository.changesSince.bind(repository);
+    let reads = 0;
+    vi.spyOn(repository, 'changesSince').mockImplementation(async (...args) => {
+      const number = ++reads;
+      events.push(`read ${number}`);
+      const changes = await read(...args);
+      if (number === 1) await held;
+      return changes;
+    });
+    const first = windows.at(new Date(T)).then(() => events.push('first request answered'));
+    await vi.waitFor(() => expect(events).toEqual(['read 1']));
+    // Arrives while the first poll is under way: it needs the next one.
+    await insertClaim(database.db, { campaignKey: keys[0]!, usdValue: '4', claimedAt: new Date(T - HOUR / 4) });
+    const second = windows.at(new Date(T));
+    release();
+    await first;
+    // The second poll's read left before the first poll's request was answered, not after.
+    expect(events).toEqual(['read 1', 'read 2', 'first request answered']);
+    await second;
+    expect(reads).toBe(2);
+    await expectExact(windows, T);
+  });
+
   it('reads the feed through the pool, exact, when the read on its own session fails', async () => {
     const repository = createClaimWindowsRepository(database.db);
     const warnings: string[] = [];
