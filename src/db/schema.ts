@@ -513,9 +513,9 @@ export const claims = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     campaignKey: integer('campaign_key').notNull(),
     /**
-     * The chain of the claim's campaign, part of the natural key. claims_after_write() and
-     * campaign_chain_fixed() keep the two equal (src/db/sql/); a foreign key to campaigns (key, chain_id)
-     * did, and locked the campaign's row for every claim.
+     * The chain of the claim's campaign, part of the natural key. claims_after_write() checks that
+     * they are equal and campaign_chain_fixed() that a campaign's chain never changes (src/db/sql/);
+     * a foreign key to campaigns (key, chain_id) did, and locked the campaign's row for every claim.
      */
     chainId: integer('chain_id').notNull(),
     incentivePosition: smallint('incentive_position').notNull(),

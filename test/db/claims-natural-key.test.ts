@@ -51,14 +51,16 @@ describe('the claims natural key', () => {
     await database.db.execute(sql`UPDATE claims SET campaign_key = ${elsewhere.key}, chain_id = 8453 WHERE id = ${claim.id}`);
   });
 
-  it('keeps the chain of a campaign that has claims, and lets one without claims change it', async () => {
+  it("keeps a campaign's chain, with or without claims, and lets every other change through", async () => {
     const claimed = await insertCampaign(database.db, { chainId: 10 });
     await insertClaim(database.db, { campaignKey: claimed.key });
-    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 8453 WHERE key = ${claimed.key}`))).toBe('23503');
     const unclaimed = await insertCampaign(database.db, { chainId: 10 });
-    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 8453 WHERE key = ${unclaimed.key}`))).toBe('none');
-    // Any other change to a claimed campaign goes through.
-    expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET campaign_name = 'renamed' WHERE key = ${claimed.key}`))).toBe('none');
+    for (const campaign of [claimed, unclaimed]) {
+      expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 8453 WHERE key = ${campaign.key}`))).toBe('23000');
+      // The same chain written again is no change.
+      expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET chain_id = 10 WHERE key = ${campaign.key}`))).toBe('none');
+      expect(await errorCode(database.db.execute(sql`UPDATE campaigns SET campaign_name = 'renamed' WHERE key = ${campaign.key}`))).toBe('none');
+    }
   });
 });
 

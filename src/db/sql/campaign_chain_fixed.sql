@@ -1,14 +1,14 @@
--- A campaign with claims keeps its chain: each claim carries its campaign's chain in its natural key
--- (chain, transaction hash, log index), and claims_after_write() checks that they agree when claims
--- are written. This is the other side of that check, which a foreign key from claims (campaign_key,
--- chain_id) kept before; that key locked the campaign's row for every claim.
+-- A campaign's chain never changes: it is part of the campaign's natural key and public ID
+-- (`<chainId>:<coreAddress>:<identifier>`), and each of its claims carries it in the claim's own natural
+-- key (chain, transaction hash, log index). claims_after_write() checks that a written claim's chain
+-- is its campaign's; this keeps that true afterwards. (A foreign key from claims (campaign_key,
+-- chain_id) did both until migration 0056, and locked the campaign's row for every claim. Refusing
+-- every change, not only that of a campaign with claims, leaves no race with a claim written at the
+-- same moment, which no longer waits for a row lock on the campaign.)
 CREATE OR REPLACE FUNCTION campaign_chain_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF EXISTS (SELECT 1 FROM claims WHERE campaign_key = OLD.key) THEN
-    RAISE EXCEPTION 'campaign % has claims on chain %: its chain_id cannot change', OLD.public_id, OLD.chain_id
-      USING ERRCODE = 'foreign_key_violation';
-  END IF;
-  RETURN NEW;
+  RAISE EXCEPTION 'campaign %: its chain_id (%) cannot change', OLD.public_id, OLD.chain_id
+    USING ERRCODE = 'integrity_constraint_violation';
 END
 $$;
 

@@ -32,7 +32,7 @@ BEGIN
   -- key's check locked the campaign's row for every claim, a WAL record and a dirtied campaigns page
   -- each time (about an eighth of what a claim cost PostgreSQL; bench/README.md, "Live writes").
   -- That the campaign exists, and that its claims go when it goes, claims_incentive_fk keeps; that
-  -- a campaign with claims keeps its chain, campaign_chain_fixed().
+  -- a campaign's chain never changes afterwards, campaign_chain_fixed().
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
     IF EXISTS (SELECT 1 FROM new_claims AS n LEFT JOIN campaigns AS c ON c.key = n.campaign_key
                 WHERE c.chain_id IS DISTINCT FROM n.chain_id) THEN
