@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { MIGRATIONS_FOLDER, migratePostgres } from '../../src/db/migrate.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 import { withDatabase } from '../helpers/test-server.js';
 
@@ -65,6 +65,67 @@ describe('the claims natural key', () => {
 });
 
 const server = inject('testDatabase');
+
+/**
+ * The chain check of a bulk write, as the seeder and an import into an empty database run it: the
+ * campaigns' indexes set aside (here: the primary key dropped inside a transaction that rolls back).
+ * Under EXISTS the planner took a nested loop comparing every claim with every campaign: a million
+ * claims into 100,000 campaigns took hours. auto_explain hands the trigger statement's plan back.
+ */
+describe.runIf(server.kind === 'postgres')("the chain check of a bulk write", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    for (let index = 0; index < 40; index++) await insertCampaign(database.db, { chainId: 10 });
+  });
+  afterAll(() => database.close());
+
+  const bulkInsert = async (mismatched: boolean) => {
+    const client = new pg.Client({ connectionString: database.url });
+    const plans: string[] = [];
+    client.on('notice', (notice) => {
+      if (notice.message?.includes('new_claims AS n LEFT JOIN campaigns')) plans.push(notice.message);
+    });
+    await client.connect();
+    try {
+      await client.query(`LOAD 'auto_explain'`);
+      await client.query(`SET auto_explain.log_min_duration = 0`);
+      await client.query(`SET auto_explain.log_nested_statements = on`);
+      await client.query(`SET auto_explain.log_level = notice`);
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+      await client.query('ALTER TABLE campaigns DROP CONSTRAINT campaigns_pkey CASCADE');
+      // Ten claims per campaign; with `mismatched`, one of them names another chain.
+      const chainId = mismatched ? 'CASE WHEN g = 10 AND c.key = (SELECT max(key) FROM campaigns) THEN 8453 ELSE c.chain_id END' : 'c.chain_id';
+      const error = await client
+        .query(
+          `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
+           SELECT c.key, ${chainId}, 0, '0x' || lpad(to_hex(g), 40, '0'), 1, 1, 0, '0x' || lpad(to_hex(c.key), 64, '0'), g, now()
+             FROM campaigns AS c CROSS JOIN generate_series(1, 10) AS g`,
+        )
+        .then(
+          () => undefined,
+          (failure: { code?: string }) => failure.code,
+        );
+      return { plans, error };
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    }
+  };
+
+  it('looks each claim\'s campaign up once, not every campaign per claim', async () => {
+    const { plans, error } = await bulkInsert(false);
+    expect(error).toBeUndefined();
+    expect(plans).toHaveLength(1);
+    // The quadratic plan: a nested loop over the claims with the campaigns' whole table inside it.
+    expect(plans[0]).not.toMatch(/Nested Loop[\s\S]*Seq Scan on campaigns/);
+  });
+
+  it('still refuses a claim of another chain among many', async () => {
+    expect((await bulkInsert(true)).error).toBe('23503');
+  });
+});
 
 describe.runIf(server.kind === 'postgres')('the migration that adds the natural key', () => {
   const name = `campaign_natural_key_${process.pid}`;
