@@ -83,10 +83,10 @@ describe.runIf(server.kind === 'postgres')('the chain check of many claims at on
   });
   afterAll(() => database.close());
 
-  /** Claims of the first `count` incentives, in one statement; with `otherChain`, the last on chain 1. */
+  /** Claims of the first `count` incentives, in one statement; with `otherChain`, the last names a chain not its campaign's. */
   const claimsOfIncentives = (count: number, tag: number, otherChain = false) =>
     `INSERT INTO claims (campaign_key, chain_id, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, log_index, claimed_at)
-     SELECT i.campaign_key, CASE WHEN ${otherChain} AND i.n = ${count} THEN 1 ELSE c.chain_id END, i.position,
+     SELECT i.campaign_key, CASE WHEN ${otherChain} AND i.n = ${count} THEN c.chain_id + 1 ELSE c.chain_id END, i.position,
             '0x' || lpad(to_hex(i.n), 40, '0'), 1, 1, 0, '0x' || lpad(to_hex(${tag}), 32, '0') || lpad(to_hex(i.n), 32, '0'), 0, now()
        FROM (SELECT campaign_key, position, row_number() OVER (ORDER BY campaign_key, position) AS n FROM incentives) AS i
        JOIN campaigns AS c ON c.key = i.campaign_key
