@@ -17,6 +17,8 @@ export interface BenchRow extends LoadResult {
   noWritesRequestsPerSecond?: number;
   /** Rows measured while claims stream in: their requests per second as a share of `noWritesRequestsPerSecond`. */
   ratioToNoWrites?: number;
+  /** Rows measured while claims stream in: the ratio of every pair measured (the row is the median one's). */
+  ratiosToNoWrites?: number[];
   /** What the claim writer did meanwhile: claims per second, failures, and the cost of one insert. */
   writes?: { perSecond: number; inserted: number; errors: number; meanMs: number; p99Ms: number };
 }

@@ -9,6 +9,7 @@ import { startClaimWriter } from './claim-writer.js';
 import { IMAGE_ENVIRONMENT } from './image-environment.js';
 import { drive, type LoadOptions, peakRss } from './load.js';
 import { type BenchRow, checkTargets, printTable } from './report.js';
+import { choosePlacement, onServerCpus, pinThisProcess, unpinThisProcess } from './placement.js';
 import { type Scenario, scenarios } from './scenarios.js';
 
 /**
@@ -17,7 +18,7 @@ import { type Scenario, scenarios } from './scenarios.js';
  */
 const USAGE = `Usage: npm run bench -- [--campaigns N] [--claims N] [--duration S] [--connections N]
                        [--cache on|off|both] [--scale] [--only name,...] [--reseed] [--server-cpus LIST]
-                       [--writes CLAIMS_PER_SECOND]`;
+                       [--writes CLAIMS_PER_SECOND] [--write-rounds N] [--pin auto|off]`;
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     reseed: { type: 'boolean', default: false },
     'server-cpus': { type: 'string' },
     writes: { type: 'string', default: '200' },
+    'write-rounds': { type: 'string', default: '3' },
+    pin: { type: 'string', default: 'auto' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -46,9 +49,10 @@ const sizes = values.scale ? [{ campaigns: main.campaigns / 10, claims: main.cla
 const cacheModes = values.cache === 'both' ? ['off', 'on'] : [values.cache ?? 'off'];
 const only = values.only?.split(',').map((name) => name.trim());
 const log = (line: string) => process.stderr.write(`${line}\n`);
-/** --server-cpus pins the service, and the servers it is compared with, with taskset. */
-const pinned = (command: string, args: string[]): [string, string[]] =>
-  values['server-cpus'] ? ['taskset', ['-c', values['server-cpus'], command, ...args]] : [command, args];
+/** Where the load generator and the servers run (bench/placement.ts); --server-cpus pins only the servers. */
+const placement = choosePlacement(values.pin, values['server-cpus']);
+const pinned = (command: string, args: string[]): [string, string[]] => onServerCpus(placement, command, args);
+log(`placement: ${placement.description}`);
 
 /** The scenarios with a straightforward counterpart (see baseline-server.ts), and its path. */
 const BASELINES: Record<string, string> = {
@@ -65,11 +69,19 @@ const BASELINES: Record<string, string> = {
 // to a campaign they show makes them build its entry again (docs/design.md, "Trending and reward-kit entries").
 const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default', 'reward-kit campaigns', 'reward-kit profile'];
 const writesPerSecond = Number(values.writes);
+/**
+ * Pairs (without writes, then with them) per live scenario; the row is the pair with the median
+ * ratio. One pair moved by ±0.08 between runs minutes apart on this machine (2026-11-26).
+ */
+const writeRounds = Math.max(1, Number(values['write-rounds']));
 
 const rows: BenchRow[] = [];
 for (const size of sizes) {
   const url = datasetUrl(BASE_URL, size);
+  // Seeding runs in a child process of its own, on every core; the measurements on the placement's.
+  if (placement.loadCpus !== undefined) unpinThisProcess();
   await ensureDataset(url, size, values.reseed, log);
+  if (placement.loadCpus !== undefined) pinThisProcess(placement.loadCpus);
   const parameters = await sampleParameters(url);
   const selected = scenarios(parameters).filter((scenario) => !only || only.includes(scenario.name));
   for (const cache of cacheModes) {
@@ -85,7 +97,7 @@ const failures = checkTargets(rows, main);
 const resultsDir = join('bench', 'results');
 await mkdir(resultsDir, { recursive: true });
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-await writeFile(file, `${JSON.stringify({ load, sizes, rows, failures }, null, 2)}\n`);
+await writeFile(file, `${JSON.stringify({ load, sizes, placement: placement.description, writeRounds, rows, failures }, null, 2)}\n`);
 log(`\nresults written to ${file}`);
 process.exitCode = failures.length > 0 ? 1 : 0;
 
@@ -128,37 +140,54 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
 
 /**
  * The live scenarios again, each while the claim writer inserts `writesPerSecond` claims per second:
- * rows named `<scenario> +writes`, with the ratio to the same scenario without writes, measured again
- * right before it. The main pass's figure is minutes older (other scenarios, the writes of earlier
- * live scenarios and the vacuum they cause lie in between), and this machine's throughput drifts by
- * 10-40% over minutes; side by side, the ratio shows what the writes cost rather than that drift.
+ * rows named `<scenario> +writes`, with the ratio to the same scenario without writes, measured right
+ * before it, `writeRounds` pairs in turn. The main pass's figure is minutes older (other scenarios,
+ * the writes of earlier live scenarios and the vacuum they cause lie in between), and this machine's
+ * throughput drifts by 10-40% over minutes; side by side, the ratio shows what the writes cost rather
+ * than that drift. The row is the pair with the median ratio; its p99 and peak RSS are the highest of
+ * every pair's, and its writes count every pair's claims and failures.
  */
 async function withWrites(pid: number, baseUrl: string, url: string, results: BenchRow[], selected: Scenario[]): Promise<BenchRow[]> {
   const live: BenchRow[] = [];
   for (const row of results.filter((result) => LIVE_SCENARIOS.includes(result.scenario))) {
     const scenario = selected[row.index]!;
-    const withoutWrites = await drive(baseUrl, scenario, load);
-    const writer = await startClaimWriter(url, writesPerSecond);
-    const { result, peakRssMb } = await peakRss(pid, () => drive(baseUrl, scenario, load));
-    const writes = await writer.stop();
+    const pairs = [];
+    for (let round = 1; round <= writeRounds; round++) {
+      const withoutWrites = await drive(baseUrl, scenario, load);
+      const writer = await startClaimWriter(url, writesPerSecond);
+      const { result, peakRssMb } = await peakRss(pid, () => drive(baseUrl, scenario, load));
+      const writes = await writer.stop();
+      const ratio = Math.round((100 * result.requestsPerSecond) / Math.max(1, withoutWrites.requestsPerSecond)) / 100;
+      pairs.push({ withoutWrites, result, peakRssMb, writes, ratio });
+      log(
+        `  ${scenario.name} with ${writesPerSecond} claims/s, pair ${round}/${writeRounds}: ${result.requestsPerSecond} req/s, ` +
+          `p99 ${result.p99Ms} ms (${withoutWrites.requestsPerSecond} req/s, p99 ${withoutWrites.p99Ms} ms without, just before): x ${ratio} ` +
+          `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)`,
+      );
+    }
+    const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)]!;
     live.push({
       ...row,
-      ...result,
-      peakRssMb,
+      ...median.result,
+      p99Ms: Math.max(...pairs.map((pair) => pair.result.p99Ms)),
+      peakRssMb: Math.max(...pairs.map((pair) => pair.peakRssMb)),
       scenario: `${row.scenario} +writes`,
-      noWritesRequestsPerSecond: withoutWrites.requestsPerSecond,
-      ratioToNoWrites: Math.round((100 * result.requestsPerSecond) / Math.max(1, withoutWrites.requestsPerSecond)) / 100,
-      writes: { perSecond: Math.round(writes.inserted / load.durationSeconds), ...writes },
+      noWritesRequestsPerSecond: median.withoutWrites.requestsPerSecond,
+      ratioToNoWrites: median.ratio,
+      ratiosToNoWrites: pairs.map((pair) => pair.ratio),
+      writes: {
+        perSecond: Math.round(median.writes.inserted / load.durationSeconds),
+        inserted: pairs.reduce((sum, pair) => sum + pair.writes.inserted, 0),
+        errors: pairs.reduce((sum, pair) => sum + pair.writes.errors, 0),
+        meanMs: median.writes.meanMs,
+        p99Ms: Math.max(...pairs.map((pair) => pair.writes.p99Ms)),
+      },
       ceilingRequestsPerSecond: undefined,
       ratioToCeiling: undefined,
       baselineRequestsPerSecond: undefined,
       ratioToBaseline: undefined,
     });
-    log(
-      `  ${scenario.name} with ${writesPerSecond} claims/s: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms ` +
-        `(${withoutWrites.requestsPerSecond} req/s, p99 ${withoutWrites.p99Ms} ms without, just before) ` +
-        `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)`,
-    );
+    if (pairs.length > 1) log(`  ${scenario.name}: x no writes per pair ${pairs.map((pair) => pair.ratio).join(', ')}; median ${median.ratio}`);
   }
   return live;
 }
