@@ -73,7 +73,8 @@ const writesPerSecond = Number(values.writes);
  * Pairs (without writes, then with them) per live scenario; the row is the pair with the median
  * ratio. One pair moved by ±0.08 between runs minutes apart on this machine (2026-11-26).
  */
-const writeRounds = Math.max(1, Number(values['write-rounds']));
+const writeRounds = Number(values['write-rounds']);
+if (!Number.isInteger(writeRounds) || writeRounds < 1) throw new Error(`--write-rounds must be a whole number of at least 1, not ${values['write-rounds']}`);
 
 const rows: BenchRow[] = [];
 for (const size of sizes) {
