@@ -37,7 +37,7 @@ export function choosePlacement(pin: string, serverCpus: string | undefined): Pl
   if (cores < 2) return { description: 'not pinned: one core' };
   if (!hasTaskset()) return { description: 'not pinned: taskset (util-linux) not found' };
   const servers = cores === 2 ? '1' : `1-${cores - 1}`;
-  return { loadCpus: '0', serverCpus: servers, description: `load generator on core 0, servers on cores ${servers}, PostgreSQL on any` };
+  return { loadCpus: '0', serverCpus: servers, description: `load generator on core 0, servers on ${cores === 2 ? 'core' : 'cores'} ${servers}, PostgreSQL on any` };
 }
 
 /** Runs `command` on the placement's server cores. */
