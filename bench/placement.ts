@@ -46,11 +46,11 @@ export function onServerCpus(placement: Placement, command: string, args: string
 }
 
 /**
- * Moves every thread of this process to `cpus` (threads started later inherit it). Done only for the
+ * Moves every thread of this process to `cpuList` (threads started later inherit it). Done only for the
  * measurements: the data set's seeding, a child process of its own, keeps every core.
  */
-export function pinThisProcess(cpus: string): void {
-  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(process.pid)], { stdio: 'ignore' });
+export function pinThisProcess(cpuList: string): void {
+  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(process.pid)], { stdio: 'ignore' });
 }
 
 /** Gives every thread of this process every core again. */
