@@ -143,7 +143,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 4096,
     default: 64,
-    description: 'Memory the response cache may use; the oldest answers make room',
+    description: 'Memory the response cache may use at most; it keeps only the answers of the last RESPONSE_CACHE_TTL_MS, and the oldest of those make room',
   }),
   ENTRY_CACHE_SIZE: Type.Integer({
     minimum: 0,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
 import { entityTag } from './public-cache.js';
 
 /**
@@ -11,6 +12,11 @@ import { entityTag } from './public-cache.js';
  *
  * The staleness this allows (at most `ttlMs`, 1 s by default) is documented in the README: the
  * answers depend on time (isActive, trending windows) and on the data, both of which move on.
+ *
+ * Expired answers go as soon as the next answer is kept, not when `maxBytes` runs out: what the
+ * cache holds is what was answered within the last `ttlMs`. Kept until room was needed, the answers
+ * of requests that do not come again within the TTL (a crawl over campaign ids, the detail pages of
+ * an hour ago) stayed resident up to all of `maxBytes`, bytes nobody would be served.
  */
 interface Entry {
   body: Buffer;
@@ -23,6 +29,16 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
     const entries = new Map<string, Entry>();
     let bytes = 0;
     const served = new WeakSet<FastifyRequest>();
+    if (app.metricsRegistry) {
+      new Gauge({
+        name: 'response_cache_kept_bytes',
+        help: 'Bytes of answers the response cache keeps (RESPONSE_CACHE_MAX_MB at most): those answered within RESPONSE_CACHE_TTL_MS',
+        registers: [app.metricsRegistry],
+        collect() {
+          this.set(bytes);
+        },
+      });
+    }
 
     const remove = (key: string, entry: Entry) => {
       entries.delete(key);
@@ -48,12 +64,14 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
       const etag = entityTag(body);
       const previous = entries.get(request.url);
       if (previous) remove(request.url, previous);
-      // Map order is insertion order: the oldest answers make room.
+      // Map order is insertion order, and every answer is kept for the same time, so the oldest come
+      // first: the expired ones go, then as many more as make room.
+      const at = now();
       for (const [key, entry] of entries) {
-        if (bytes + body.length <= maxBytes) break;
+        if (entry.expiresAt > at && bytes + body.length <= maxBytes) break;
         remove(key, entry);
       }
-      entries.set(request.url, { body, etag, expiresAt: now() + ttlMs });
+      entries.set(request.url, { body, etag, expiresAt: at + ttlMs });
       bytes += body.length;
       void reply.header('etag', etag);
       done(null, body);

@@ -67,6 +67,22 @@ describe('response cache', () => {
     expect((await total('/campaigns?pageSize=1000')).response.statusCode).toBe(400);
   });
 
+  it('keeps only the answers of the last TTL: expired ones go when the next answer is kept', async () => {
+    const keptBytes = async () => {
+      const metrics = (await app.inject('/metrics')).body;
+      return Number(/^response_cache_kept_bytes (\d+)$/m.exec(metrics)?.[1]);
+    };
+    const answer = async (url: string) => Buffer.byteLength((await app.inject(url)).rawPayload);
+    clock = new Date(NOW.getTime() + 10_000);
+    const two = await answer('/campaigns?pageSize=2');
+    expect(await keptBytes()).toBe(two);
+    const three = await answer('/campaigns?pageSize=3');
+    expect(await keptBytes()).toBe(two + three);
+    clock = new Date(NOW.getTime() + 11_001);
+    const four = await answer('/campaigns?pageSize=4');
+    expect(await keptBytes()).toBe(four);
+  });
+
   it('leaves the staging routes alone', async () => {
     const response = await app.inject('/users/profile');
     expect(response.statusCode).toBe(401);
