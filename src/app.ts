@@ -16,7 +16,13 @@ import { overloadProtection } from './plugins/external/overload.js';
 import { cachingSerializerFactory } from './serializer-cache.js';
 import { rateLimitPerClient } from './plugins/external/rate-limit.js';
 import { securityHeaders } from './plugins/external/security-headers.js';
-import { metrics, rateLimitStoreErrors, registerEntryCacheMetrics, registerProfileCacheMetrics } from './plugins/metrics.js';
+import {
+  metrics,
+  rateLimitStoreErrors,
+  registerClaimWindowsMetrics,
+  registerEntryCacheMetrics,
+  registerProfileCacheMetrics,
+} from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
 import { echoRequestId, requestIdFor } from './plugins/request-id.js';
@@ -173,6 +179,7 @@ export async function buildApp(
   if (app.metricsRegistry) {
     registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
     registerProfileCacheMetrics(app.metricsRegistry, app.profileCache);
+    registerClaimWindowsMetrics(app.metricsRegistry, app.claimWindows);
   }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type ClaimWindows, LOAD_REASONS, type LoadReason } from '../services/claim-windows.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 
@@ -126,6 +127,23 @@ export function registerProfileCacheMetrics(registry: Registry, cache: ProfileCa
     'GET /reward-kit answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
     () => cache.lookups,
   );
+}
+
+/** The claim volumes' full loads by reason (ClaimWindows.loads): at start, and each reload after it. */
+export function registerClaimWindowsMetrics(registry: Registry, claimWindows: ClaimWindows): void {
+  const reasons = Object.keys(LOAD_REASONS) as LoadReason[];
+  let counted = Object.fromEntries(reasons.map((reason) => [reason, 0])) as Record<LoadReason, number>;
+  new Counter({
+    name: 'claim_volume_loads_total',
+    help: 'Full loads of the claim volumes (a week of claims) by reason: start, behind (the change feed), large_write, bulk_reload',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      const now = claimWindows.loads;
+      for (const reason of reasons) this.inc({ reason }, now[reason] - counted[reason]);
+      counted = now;
+    },
+  });
 }
 
 /**

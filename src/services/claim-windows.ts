@@ -75,6 +75,15 @@ const LOAD_TIMEOUT_MS = 120_000;
 /** Half the feed's retention (prune_claim_changes keeps 10 minutes): a reader further behind reloads. */
 const MAX_FEED_GAP_MS = 5 * 60_000;
 
+/** Why a full load ran: its label (the `claim_volume_loads_total` metric's), and what the log says. */
+export const LOAD_REASONS = {
+  start: 'start',
+  behind: 'fell behind the change feed',
+  large_write: 'a large write',
+  bulk_reload: 'claims reloaded in bulk',
+} as const;
+export type LoadReason = keyof typeof LOAD_REASONS;
+
 export class ClaimWindows {
   private state: ClaimVolumeState | undefined;
   private position: FeedPosition | undefined;
@@ -93,6 +102,7 @@ export class ClaimWindows {
   private signalled = false;
   private lastTickAt = 0;
   private readonly closing = new AbortController();
+  private readonly loadCounts = Object.fromEntries(Object.keys(LOAD_REASONS).map((reason) => [reason, 0])) as Record<LoadReason, number>;
 
   constructor(
     private readonly repository: ClaimWindowsRepository,
@@ -115,6 +125,14 @@ export class ClaimWindows {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The full loads finished so far, by reason. A load reads a week of claims and briefly holds a
+   * second state beside the current one: outside the start, each should be rare.
+   */
+  get loads(): Readonly<Record<LoadReason, number>> {
+    return { ...this.loadCounts };
   }
 
   /** Starts the background job: the first load, then polls as the class comment says. */
@@ -195,9 +213,9 @@ export class ClaimWindows {
   private async pollOnce(): Promise<void> {
     if (!this.state || !this.position) return this.load('start');
     const result = await this.readFeed(this.position);
-    if (result.position.atMs - this.position.atMs > MAX_FEED_GAP_MS) return this.load('fell behind the change feed');
-    if (result.changes === undefined) return this.load('a large write');
-    if (result.changes.some((change) => change.sign === 0)) return this.load('claims reloaded in bulk');
+    if (result.position.atMs - this.position.atMs > MAX_FEED_GAP_MS) return this.load('behind');
+    if (result.changes === undefined) return this.load('large_write');
+    if (result.changes.some((change) => change.sign === 0)) return this.load('bulk_reload');
     this.state.apply(result.changes.map(toContribution));
     this.position = result.position;
     this.version = result.version;
@@ -216,7 +234,7 @@ export class ClaimWindows {
     return this.repository.changesSince(since);
   }
 
-  private async load(reason: string): Promise<void> {
+  private async load(reason: LoadReason): Promise<void> {
     const started = Date.now();
     const now = this.now();
     const state = new ClaimVolumeState(now.getTime());
@@ -242,8 +260,9 @@ export class ClaimWindows {
     this.state = state;
     this.position = loaded.position;
     this.version = loaded.version;
+    this.loadCounts[reason]++;
     const thread = workerConnection ? 'worker' : 'main';
-    this.options.logger.info({ reason, thread, claims: state.size, slots: state.capacity, ms: Date.now() - started }, 'claim volumes loaded');
+    this.options.logger.info({ reason: LOAD_REASONS[reason], thread, claims: state.size, slots: state.capacity, ms: Date.now() - started }, 'claim volumes loaded');
   }
 
   private schedule(delayMs: number): void {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -55,6 +55,12 @@ describe('GET /metrics', () => {
     const text = (await app.inject('/metrics')).body;
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+  });
+
+  it('counts the full loads of the claim volumes by reason: the one at start, by the background job', async () => {
+    const loads = async (reason: string) => sample((await app.inject('/metrics')).body, 'claim_volume_loads_total', { reason });
+    await vi.waitFor(async () => expect(await loads('start')).toBe(1));
+    for (const reason of ['behind', 'large_write', 'bulk_reload']) expect(await loads(reason)).toBe(0);
   });
 
   it('exposes the pool usage on PostgreSQL (PGlite has no pool)', async () => {

@@ -103,6 +103,7 @@ describe('claim windows', () => {
     });
     await expectExact(windows, T);
     expect(load).toHaveBeenCalledTimes(3);
+    expect(windows.loads).toEqual({ start: 1, behind: 0, large_write: 0, bulk_reload: 2 });
   });
 
   it('reloads instead of reading the feed after falling more than five minutes behind it', async () => {
@@ -122,6 +123,19 @@ describe('claim windows', () => {
     lagMs = 5 * 60_000 + 1;
     await expectExact(windows, T);
     expect(load).toHaveBeenCalledTimes(2);
+    expect(windows.loads).toEqual({ start: 1, behind: 1, large_write: 0, bulk_reload: 0 });
+  });
+
+  it('reloads when the feed holds more changes than one read takes', async () => {
+    const repository = createClaimWindowsRepository(database.db);
+    const windows = claimWindows(repository);
+    await expectExact(windows, T);
+    const changesSince = repository.changesSince.bind(repository);
+    // The repository's answer past its limit (`limit` changes and more): no changes, only the position.
+    vi.spyOn(repository, 'changesSince').mockImplementationOnce(async (since) => ({ ...(await changesSince(since)), changes: undefined }));
+    await insertTimedClaims(database.db, keys, T, [{ campaign: 3, offsetMs: -1000, usdMicros: 3_000_000 }]);
+    await expectExact(windows, T);
+    expect(windows.loads).toEqual({ start: 1, behind: 0, large_write: 1, bulk_reload: 0 });
   });
 
   it('keeps itself current in the background once started, and stops when closed', async () => {
