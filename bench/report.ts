@@ -21,6 +21,12 @@ export interface BenchRow extends LoadResult {
   ratiosToNoWrites?: number[];
   /** What the claim writer did meanwhile: claims per second, failures, and the cost of one insert. */
   writes?: { perSecond: number; inserted: number; errors: number; meanMs: number; p99Ms: number };
+  /**
+   * Full loads of the claim volumes the server made while the scenario ran (its
+   * claim_volume_loads_total): a load holds a second state and a worker's heap for seconds, so a
+   * scenario's peak RSS with one in it is not the scenario's own. Absent when there were none.
+   */
+  claimVolumeLoads?: number;
 }
 
 export function printTable(rows: BenchRow[]): void {

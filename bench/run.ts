@@ -125,9 +125,10 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
     }
     const results: BenchRow[] = [];
     for (const [index, scenario] of selected.entries()) {
-      const { result, peakRssMb } = await peakRss(server.pid!, () => drive(baseUrl, scenario, load));
-      results.push({ scenario: scenario.name, campaigns: size.campaigns, cache: cacheOn ? 'on' : 'off', ...result, peakRssMb, index });
-      log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms`);
+      const { loads, value } = await countingLoads(baseUrl, () => peakRss(server.pid!, () => drive(baseUrl, scenario, load)));
+      const { result, peakRssMb } = value;
+      results.push({ scenario: scenario.name, campaigns: size.campaigns, cache: cacheOn ? 'on' : 'off', ...result, peakRssMb, index, ...loads });
+      log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms${describeLoads(loads)}`);
     }
     const live = cacheOn || writesPerSecond === 0 ? [] : await withWrites(server.pid!, baseUrl, url, results, selected);
     await stop(server);
@@ -156,14 +157,15 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
     for (let round = 1; round <= writeRounds; round++) {
       const withoutWrites = await drive(baseUrl, scenario, load);
       const writer = await startClaimWriter(url, writesPerSecond);
-      const { result, peakRssMb } = await peakRss(pid, () => drive(baseUrl, scenario, load));
+      const { loads, value } = await countingLoads(baseUrl, () => peakRss(pid, () => drive(baseUrl, scenario, load)));
+      const { result, peakRssMb } = value;
       const writes = await writer.stop();
       const ratio = Math.round((100 * result.requestsPerSecond) / Math.max(1, withoutWrites.requestsPerSecond)) / 100;
-      pairs.push({ withoutWrites, result, peakRssMb, writes, ratio });
+      pairs.push({ withoutWrites, result, peakRssMb, writes, ratio, loads: loads.claimVolumeLoads ?? 0 });
       log(
         `  ${scenario.name} with ${writesPerSecond} claims/s, pair ${round}/${writeRounds}: ${result.requestsPerSecond} req/s, ` +
           `p99 ${result.p99Ms} ms (${withoutWrites.requestsPerSecond} req/s, p99 ${withoutWrites.p99Ms} ms without, just before): x ${ratio} ` +
-          `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)`,
+          `(writer: ${writes.inserted} claims, ${writes.errors} errors, insert mean ${writes.meanMs} ms, p99 ${writes.p99Ms} ms)${describeLoads(loads)}`,
       );
     }
     const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)]!;
@@ -183,6 +185,7 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
         meanMs: median.writes.meanMs,
         p99Ms: Math.max(...pairs.map((pair) => pair.writes.p99Ms)),
       },
+      claimVolumeLoads: pairs.reduce((sum, pair) => sum + pair.loads, 0) || undefined,
       ceilingRequestsPerSecond: undefined,
       ratioToCeiling: undefined,
       baselineRequestsPerSecond: undefined,
@@ -191,6 +194,26 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
     if (pairs.length > 1) log(`  ${scenario.name}: x no writes per pair ${pairs.map((pair) => pair.ratio).join(', ')}; median ${median.ratio}`);
   }
   return live;
+}
+
+/**
+ * `work`, with the number of full claim-volume loads the server made meanwhile (its
+ * claim_volume_loads_total), when there were any.
+ */
+async function countingLoads<T>(baseUrl: string, work: () => Promise<T>): Promise<{ value: T; loads: { claimVolumeLoads?: number } }> {
+  const before = await claimVolumeLoads(baseUrl);
+  const value = await work();
+  const loads = (await claimVolumeLoads(baseUrl)) - before;
+  return { value, loads: loads > 0 ? { claimVolumeLoads: loads } : {} };
+}
+
+async function claimVolumeLoads(baseUrl: string): Promise<number> {
+  const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+  return [...metrics.matchAll(/^claim_volume_loads_total\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+function describeLoads({ claimVolumeLoads }: { claimVolumeLoads?: number }): string {
+  return claimVolumeLoads ? ` (the server reloaded the claim volumes ${claimVolumeLoads} time(s) meanwhile: the peak RSS includes it)` : '';
 }
 
 /** Adds to each row with a straightforward counterpart that counterpart's requests per second, and the ratio. */
