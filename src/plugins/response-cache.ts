@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
+import { keptBytes } from '../services/kept-bytes.js';
 import { entityTag } from './public-cache.js';
 
 /**
@@ -59,7 +60,7 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
     const keepAnswer: onSendHookHandler = (request, reply, payload, done) => {
       if (request.method !== 'GET' || reply.statusCode !== 200 || served.has(request)) return done(null, payload);
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-      const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      const body = typeof payload === 'string' ? keptBytes(payload) : payload;
       if (body.length > maxBytes / 4) return done(null, payload);
       const etag = entityTag(body);
       const previous = entries.get(request.url);

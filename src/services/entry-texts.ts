@@ -3,6 +3,7 @@ import type { TrendingEntry } from '../schemas/trending.js';
 import type { ClaimWindows } from './claim-windows.js';
 import type { BuiltEntry, EntryCache } from './entry-cache.js';
 import type { JsonBytes } from './json-bytes.js';
+import { keptBytes } from './kept-bytes.js';
 import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, type EntryVolume, entryVolumes } from './trending.js';
 
 export interface EntryTextDeps {
@@ -86,7 +87,7 @@ function buildEntry(row: TrendingPageRow, version: string): BuiltEntry {
   const body = entryBody(row);
   return {
     version,
-    head: Buffer.from(JSON.stringify(body).slice(0, -1)),
+    head: keptBytes(JSON.stringify(body).slice(0, -1)),
     tokenMetadata: row.action_type === 'swap' ? JSON.stringify(actionTokenMetadata(row)) : undefined,
     allowListType: row.allow_list_type,
     verificationLevel: row.verification_level,

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { keptBytes } from '../../src/services/kept-bytes.js';
+
+describe('keptBytes', () => {
+  it('holds the UTF-8 bytes of the text in a buffer of their own, not a slice of the shared pool', () => {
+    const text = '{"name":"Événement ✓","id":1}';
+    const bytes = keptBytes(text);
+    expect(bytes.toString('utf8')).toBe(text);
+    expect(bytes.length).toBe(Buffer.byteLength(text));
+    expect(bytes.byteOffset).toBe(0);
+    expect(bytes.buffer.byteLength).toBe(bytes.length);
+    // What it replaces: a short text's bytes share an 8 KB slab with others.
+    expect(Buffer.from(text).buffer.byteLength).toBeGreaterThan(Buffer.byteLength(text));
+  });
+
+  it('takes the empty text', () => {
+    expect(keptBytes('').length).toBe(0);
+  });
+});
