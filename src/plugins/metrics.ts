@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { type ClaimWindows, LOAD_REASONS, type LoadReason } from '../services/claim-windows.js';
+import type { ClaimWindows } from '../services/claim-windows.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 
@@ -131,19 +131,13 @@ export function registerProfileCacheMetrics(registry: Registry, cache: ProfileCa
 
 /** The claim volumes' full loads by reason (ClaimWindows.loads): at start, and each reload after it. */
 export function registerClaimWindowsMetrics(registry: Registry, claimWindows: ClaimWindows): void {
-  const reasons = Object.keys(LOAD_REASONS) as LoadReason[];
-  let counted = Object.fromEntries(reasons.map((reason) => [reason, 0])) as Record<LoadReason, number>;
-  new Counter({
-    name: 'claim_volume_loads_total',
-    help: 'Full loads of the claim volumes (a week of claims) by reason: start, behind (the change feed), large_write, bulk_reload',
-    labelNames: ['reason'],
-    registers: [registry],
-    collect() {
-      const now = claimWindows.loads;
-      for (const reason of reasons) this.inc({ reason }, now[reason] - counted[reason]);
-      counted = now;
-    },
-  });
+  countedByLabel(
+    registry,
+    'claim_volume_loads_total',
+    'Full loads of the claim volumes (a week of claims) by reason: start, behind (the change feed), large_write, bulk_reload',
+    'reason',
+    () => claimWindows.loads,
+  );
 }
 
 /**
@@ -151,16 +145,29 @@ export function registerClaimWindowsMetrics(registry: Registry, claimWindows: Cl
  * entries); added here when scraped.
  */
 function lookupCounter(registry: Registry, name: string, help: string, lookups: () => { reused: number; missed: number }): void {
-  let counted = lookups();
+  countedByLabel(registry, name, help, 'result', lookups);
+}
+
+/**
+ * A counter of events a component counts itself, one series per key of what `read` returns (the
+ * label's values), brought up to date when scraped.
+ */
+function countedByLabel<Key extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: string,
+  read: () => Readonly<Record<Key, number>>,
+): void {
+  let counted = read();
   new Counter({
     name,
     help,
-    labelNames: ['result'],
+    labelNames: [label],
     registers: [registry],
     collect() {
-      const now = lookups();
-      this.inc({ result: 'reused' }, now.reused - counted.reused);
-      this.inc({ result: 'missed' }, now.missed - counted.missed);
+      const now = read();
+      for (const key of Object.keys(now) as Key[]) this.inc({ [label]: key }, now[key] - counted[key]);
       counted = now;
     },
   });

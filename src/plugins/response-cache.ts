@@ -60,8 +60,9 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
     const keepAnswer: onSendHookHandler = (request, reply, payload, done) => {
       if (request.method !== 'GET' || reply.statusCode !== 200 || served.has(request)) return done(null, payload);
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-      const body = typeof payload === 'string' ? keptBytes(payload) : payload;
-      if (body.length > maxBytes / 4) return done(null, payload);
+      const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+      if (length > maxBytes / 4) return done(null, payload);
+      const body = keptBytes(payload);
       const etag = entityTag(body);
       const previous = entries.get(request.url);
       if (previous) remove(request.url, previous);

@@ -13,6 +13,17 @@ describe('keptBytes', () => {
     expect(Buffer.from(text).buffer.byteLength).toBeGreaterThan(Buffer.byteLength(text));
   });
 
+  it('copies a buffer that shares its memory (a pooled slice) and keeps one that owns its memory', () => {
+    const pooled = Buffer.allocUnsafe(100).fill(7);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(100);
+    const copied = keptBytes(pooled);
+    expect(copied).not.toBe(pooled);
+    expect(copied.equals(pooled)).toBe(true);
+    expect(copied.buffer.byteLength).toBe(100);
+    const own = Buffer.allocUnsafeSlow(100);
+    expect(keptBytes(own)).toBe(own);
+  });
+
   it('takes the empty text', () => {
     expect(keptBytes('').length).toBe(0);
   });
