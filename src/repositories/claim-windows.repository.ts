@@ -94,7 +94,8 @@ export interface TargetedContractRow {
 }
 
 type FeedRow = ClaimChangeRow & { snapshot: string; at_ms: number; version: string };
-const CHANGES_SINCE = 'SELECT * FROM claim_changes_since($1::pg_snapshot, $2)';
+/** The feed read on a session of its own: claim_changes_after() inlined into a named statement. */
+const CHANGES_AFTER = 'SELECT * FROM claim_changes_after($1::pg_snapshot, $2)';
 
 const position = sql`pg_current_snapshot()::text AS snapshot,
                      (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8 AS at_ms,
@@ -181,13 +182,14 @@ export function createClaimWindowsRepository(db: Database) {
      * their transactions committed in, with the new position. One statement, so one snapshot.
      */
     async changesSince(since: FeedPosition, limit = MAX_CHANGES, session?: pg.Client): Promise<FeedChanges> {
-      // claim_changes_since() (src/db/sql/claim_changes_since.sql) keeps its plan per server connection.
-      // On a session of its own (ClaimFeedListener's LISTEN connection) the statement is a named one
-      // too: that connection is not shared. Its answer comes by callback, not node-postgres's promise
-      // API, for the reason queryWithin (src/db/client.ts) gives: answers outliving a scavenge.
+      // Through the pool, claim_changes_since() (src/db/sql/claim_changes_since.sql) keeps its plan per
+      // server connection. On a session of its own (ClaimFeedListener's LISTEN connection, which is not
+      // shared and runs on generic plans) the statement is a named one, with claim_changes_after()
+      // inlined into it: no function call per poll. Its answer comes by callback, not node-postgres's
+      // promise API, for the reason queryWithin (src/db/client.ts) gives: answers outliving a scavenge.
       const rows = session
         ? await new Promise<FeedRow[]>((resolve, reject) => {
-            session.query<FeedRow>({ name: 'claim_changes_since', text: CHANGES_SINCE, values: [since.snapshot, limit] }, (error, result) =>
+            session.query<FeedRow>({ name: 'claim_changes_after', text: CHANGES_AFTER, values: [since.snapshot, limit] }, (error, result) =>
               error ? reject(error) : resolve(result.rows),
             );
           })

@@ -106,7 +106,12 @@ export class ClaimFeedListener implements FeedSignal {
     try {
       await client.connect();
       const { reads } = this.options;
-      if (reads !== undefined) await client.query(`SET statement_timeout = ${Math.trunc(reads.statementTimeoutMs)}`);
+      if (reads !== undefined) {
+        await client.query(`SET statement_timeout = ${Math.trunc(reads.statementTimeoutMs)}`);
+        // Reads here are named statements polled thousands of times a second, whose plan does not
+        // depend on their parameters (a snapshot): planned once, never again per call.
+        await client.query('SET plan_cache_mode = force_generic_plan');
+      }
       await client.query(`LISTEN ${CLAIM_FEED_CHANNEL}`);
     } catch (error) {
       this.lost(client, error);

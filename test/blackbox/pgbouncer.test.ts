@@ -97,7 +97,7 @@ describe.skipIf(missing !== undefined)('black box: replicas behind PgBouncer in 
       (await client.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE application_name = 'pgbouncer-blackbox-direct-feed (claim feed)'`)).rows,
     );
     expect(feedSessions).toHaveLength(1);
-    expect(feedSessions[0]!.query).toMatch(/claim_changes_since/);
+    expect(feedSessions[0]!.query).toMatch(/claim_changes_after/);
   });
 
   it('a query over a 1 ms statement timeout is cancelled by PostgreSQL: 504', async () => {

@@ -1,17 +1,20 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { ClaimFeedListener } from '../../src/services/claim-feed-listener.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign } from '../helpers/factories.js';
 
 /**
- * Every request that reads claim volumes first polls the change feed (claim_changes_since()), and
+ * Every request that reads claim volumes first polls the change feed (claim_changes_after(), inlined
+ * into a named statement on the feed's own session; claim_changes_since() through the pool), and
  * claim_changes holds ten minutes of changes: thousands of rows while claims stream in. The poll's
  * cached generic plan must read them through claim_changes_xid_idx from the snapshot's xmin on, not
  * the whole table (1.4 ms a poll at 10,000 rows, where the index takes 0.02), which the planner chose
- * once pruning had left the table out of xid order. The plan of a statement
- * inside a function is what auto_explain logs, so that is what this reads: PostgreSQL only (PGlite has
- * no auto_explain).
+ * once pruning had left the table out of xid order. auto_explain logs the plans, of the statement inside
+ * the PL/pgSQL function and of the session's named statement, so that is what this reads: PostgreSQL
+ * only (PGlite has no auto_explain).
  */
 describe.runIf(process.env.TEST_DATABASE_URL)('the claim feed poll', () => {
   let database: TestDatabase;
@@ -59,11 +62,53 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claim feed poll', () => {
     } finally {
       await client.end();
     }
-    const polls = logged.filter((message) => message.includes('FROM claim_changes AS x'));
+    // The statement inside claim_changes_since(), with claim_changes_after() inlined into it.
+    const polls = logged.filter((message) => message.includes('claim_changes_after(since, max_changes)'));
     expect(polls).toHaveLength(7);
     for (const plan of polls) {
       expect(plan).toMatch(/Index (Only )?Scan using claim_changes_xid_idx on claim_changes x/);
       expect(plan).not.toMatch(/Seq Scan on claim_changes x/);
+      expect(plan).not.toMatch(/Function Scan/);
+    }
+  });
+
+  it('on the feed session: the named statement, claim_changes_after() inlined, reads the xid index on a generic plan', async () => {
+    const logged: string[] = [];
+    const feed = new ClaimFeedListener({
+      url: database.url!,
+      connectTimeoutMs: 2000,
+      applicationName: 'claim-feed-plan',
+      logger: { info: () => undefined, warn: () => undefined },
+      reads: { statementTimeoutMs: 5000, queryTimeoutMs: 6000 },
+    });
+    feed.start();
+    try {
+      const deadline = Date.now() + 5000;
+      while (!feed.listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const repository = createClaimWindowsRepository(database.db);
+      await feed.readOnSession(async (session) => {
+        session.on('notice', (notice) => logged.push(notice.message ?? ''));
+        await session.query(`LOAD 'auto_explain'`);
+        await session.query('SET auto_explain.log_min_duration = 0');
+        await session.query('SET client_min_messages = log');
+        const { rows } = await session.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot');
+        // Past the fifth execution too, where the plan cache would otherwise weigh a generic plan.
+        for (let call = 0; call < 7; call++) {
+          const read = await repository.changesSince({ snapshot: rows[0]!.snapshot, atMs: Date.now() }, 1000, session);
+          expect(read.changes).toEqual([]);
+        }
+      });
+    } finally {
+      await feed.close();
+    }
+    const polls = logged.filter((message) => message.includes('claim_changes_after($1'));
+    expect(polls).toHaveLength(7);
+    for (const plan of polls) {
+      expect(plan).toMatch(/Index (Only )?Scan using claim_changes_xid_idx on claim_changes x/);
+      expect(plan).not.toMatch(/Seq Scan on claim_changes x/);
+      // A generic plan (the snapshot a parameter, not folded into a constant); inlined: no function scan.
+      expect(plan).toMatch(/Index Cond: \(xid >= pg_snapshot_xmin\(\$1\)\)/);
+      expect(plan).not.toMatch(/Function Scan/);
     }
   });
 });

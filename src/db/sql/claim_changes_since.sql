@@ -1,13 +1,7 @@
--- The claim changes committed since snapshot `since` (not visible in it, visible to the caller's
--- statement), at most `max_changes` + 1 of them, each row carrying the caller's position: its
--- snapshot, the database's clock and the campaign set's targets version (campaign_set_version.targets:
--- which campaigns target which named contracts changes only with it). With no change, one row with the
--- position and NULL change fields. Every request that reads claim volumes reads the feed first.
---
--- PL/pgSQL for its plan, which PostgreSQL keeps per server connection: behind PgBouncer in
--- transaction mode the API cannot keep a named prepared statement across transactions, and this
--- statement would otherwise be planned on every request. A STABLE function runs on its caller's
--- snapshot, so the position and the changes are as of one snapshot, as the claim-volume state needs.
+-- claim_changes_after(), for callers through the pool: PL/pgSQL for its plan, which PostgreSQL keeps
+-- per server connection (with claim_changes_after() inlined into it). Behind PgBouncer in transaction
+-- mode the API cannot keep a named prepared statement across transactions, and the statement would
+-- otherwise be planned on every request. STABLE, as claim_changes_after() is: one snapshot.
 CREATE OR REPLACE FUNCTION claim_changes_since(since pg_snapshot, max_changes integer)
 RETURNS TABLE (snapshot text, at_ms float8, version text, campaign_key integer, public_id text,
                claimed_at_us float8, usd_micros float8, sign integer)
@@ -15,24 +9,6 @@ LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: the snapshot differs on every call, and the plan does not depend on it.
 SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
-  RETURN QUERY
-  SELECT pg_current_snapshot()::text,
-         (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8,
-         (SELECT v.targets::text FROM campaign_set_version AS v),
-         ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
-    FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (
-      SELECT x.campaign_key, x.public_id, x.sign::integer AS sign,
-             (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
-             (x.usd_value * 1000000)::float8 AS usd_micros
-        FROM claim_changes AS x
-       WHERE x.xid >= pg_snapshot_xmin(since)
-         AND NOT pg_visible_in_snapshot(x.xid, since)
-       -- In transaction order, which is what makes the generic plan read claim_changes_xid_idx from
-       -- the snapshot's xmin on. Without an order it priced `xid >= $1` at a third of the table and
-       -- read all of it: ten minutes of changes, 1.4 ms a poll at 10,000 rows, growing with the rate
-       -- of claims, on every request that reads claim volumes.
-       ORDER BY x.xid
-       LIMIT max_changes + 1) AS ch ON true;
+  RETURN QUERY SELECT * FROM claim_changes_after(since, max_changes);
 END;
 $$;
