@@ -63,13 +63,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claim feed poll', () => {
       await client.end();
     }
     // The statement inside claim_changes_since(), with claim_changes_after() inlined into it.
-    const polls = logged.filter((message) => message.includes('claim_changes_after(since, max_changes)'));
-    expect(polls).toHaveLength(7);
-    for (const plan of polls) {
-      expect(plan).toMatch(/Index (Only )?Scan using claim_changes_xid_idx on claim_changes x/);
-      expect(plan).not.toMatch(/Seq Scan on claim_changes x/);
-      expect(plan).not.toMatch(/Function Scan/);
-    }
+    expectIndexedGenericPlans(logged.filter((message) => message.includes('claim_changes_after(since, max_changes)')));
   });
 
   it('on the feed session: the named statement, claim_changes_after() inlined, reads the xid index on a generic plan', async () => {
@@ -101,14 +95,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claim feed poll', () => {
     } finally {
       await feed.close();
     }
-    const polls = logged.filter((message) => message.includes('claim_changes_after($1'));
-    expect(polls).toHaveLength(7);
-    for (const plan of polls) {
-      expect(plan).toMatch(/Index (Only )?Scan using claim_changes_xid_idx on claim_changes x/);
-      expect(plan).not.toMatch(/Seq Scan on claim_changes x/);
-      // A generic plan (the snapshot a parameter, not folded into a constant); inlined: no function scan.
-      expect(plan).toMatch(/Index Cond: \(xid >= pg_snapshot_xmin\(\$1\)\)/);
-      expect(plan).not.toMatch(/Function Scan/);
-    }
+    expectIndexedGenericPlans(logged.filter((message) => message.includes('claim_changes_after($1')));
   });
 });
+
+/**
+ * Seven polls' plans, each reading claim_changes through its xid index from the snapshot's xmin on, on
+ * a generic plan (the snapshot a parameter, not folded into a constant), claim_changes_after() inlined
+ * (no function scan).
+ */
+function expectIndexedGenericPlans(plans: string[]): void {
+  expect(plans).toHaveLength(7);
+  for (const plan of plans) {
+    expect(plan).toMatch(/Index (Only )?Scan using claim_changes_xid_idx on claim_changes x/);
+    expect(plan).toMatch(/Index Cond: \(xid >= pg_snapshot_xmin\(\$1\)\)/);
+    expect(plan).not.toMatch(/Seq Scan on claim_changes x/);
+    expect(plan).not.toMatch(/Function Scan/);
+  }
+}
