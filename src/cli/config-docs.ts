@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { configTable, withConfigTable } from '../docs/config-table.js';
+import { CONFIG_DOCUMENT, configTable, withConfigTable } from '../docs/config-table.js';
 
-/** `npm run docs:config`: prints the configuration table; with `--write`, updates README.md's copy. */
-const readmePath = fileURLToPath(new URL('../../README.md', import.meta.url));
+/** `npm run docs:config`: prints the configuration table; with `--write`, updates its copy in docs/configuration.md. */
+const documentPath = fileURLToPath(new URL(`../../${CONFIG_DOCUMENT}`, import.meta.url));
 if (process.argv.includes('--write')) {
-  await writeFile(readmePath, withConfigTable(await readFile(readmePath, 'utf8')));
-  console.log(`updated the configuration table in ${readmePath}`);
+  await writeFile(documentPath, withConfigTable(await readFile(documentPath, 'utf8')));
+  console.log(`updated the configuration table in ${documentPath}`);
 } else {
   console.log(configTable());
 }

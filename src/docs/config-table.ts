@@ -2,8 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { ConfigSchema } from '../config.js';
 
 /**
- * The README's configuration table, generated from the one schema of the environment, so that the
- * documentation lists exactly the variables the service reads, with their real defaults.
+ * The configuration table of docs/configuration.md, generated from the one schema of the environment,
+ * so that the documentation lists exactly the variables the service reads, with their real defaults.
  */
 export const CONFIG_TABLE_START = '<!-- config-table:start (npm run docs:config -- --write) -->';
 export const CONFIG_TABLE_END = '<!-- config-table:end -->';
@@ -26,10 +26,13 @@ function typeName(schema: TSchema): string {
 
 const escapeCell = (text: string) => text.replace(/\|/g, '\\|');
 
-/** `readme` with the block between the markers replaced by the current table. */
-export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(CONFIG_TABLE_START);
-  const end = readme.indexOf(CONFIG_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`README.md has no ${CONFIG_TABLE_START} ... ${CONFIG_TABLE_END} block`);
-  return `${readme.slice(0, start + CONFIG_TABLE_START.length)}\n${configTable()}\n${readme.slice(end)}`;
+/** The document that holds the generated table, relative to the repository's root. */
+export const CONFIG_DOCUMENT = 'docs/configuration.md';
+
+/** `markdown` with the block between the markers replaced by the current table. */
+export function withConfigTable(markdown: string): string {
+  const start = markdown.indexOf(CONFIG_TABLE_START);
+  const end = markdown.indexOf(CONFIG_TABLE_END);
+  if (start === -1 || end < start) throw new Error(`${CONFIG_DOCUMENT} has no ${CONFIG_TABLE_START} ... ${CONFIG_TABLE_END} block`);
+  return `${markdown.slice(0, start + CONFIG_TABLE_START.length)}\n${configTable()}\n${markdown.slice(end)}`;
 }

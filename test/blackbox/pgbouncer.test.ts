@@ -66,7 +66,7 @@ describe.skipIf(missing !== undefined)('black box: replicas behind PgBouncer in 
   });
 
   it('two replicas under load: every request of every operation answers 200, with 4 server connections shared', async () => {
-    // The first as the README deploys it: with the direct MIGRATE_DATABASE_URL it listens for claim
+    // The first as docs/operations.md deploys it: with the direct MIGRATE_DATABASE_URL it listens for claim
     // changes and reads the claim feed on that session; the second reads the feed through PgBouncer.
     const replicas = [
       await pooled({ DB_POOL_MAX: '10', MIGRATE_DATABASE_URL: database.url, DB_APPLICATION_NAME: 'pgbouncer-blackbox-direct-feed' }),

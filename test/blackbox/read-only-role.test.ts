@@ -6,7 +6,7 @@ import { createScratchDatabase, migrateAndSeed, postgresAdminUrl, type ScratchDa
 import { eventually, get, type ServerProcess, startServer } from './helpers/server-process.js';
 
 /**
- * The README's read-only role, for real: its SQL block runs on a scratch database, the built server
+ * The read-only role of docs/operations.md, for real: its SQL block runs on a scratch database, the built server
  * migrates at start through MIGRATE_DATABASE_URL (the owner) and serves every route through
  * DATABASE_URL as a role that may only connect and select.
  */
@@ -14,9 +14,9 @@ const adminUrl = postgresAdminUrl();
 if (!adminUrl) console.warn(SKIP_WITHOUT_POSTGRES);
 
 async function readOnlyRoleSql(): Promise<string> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = /<!-- read-only-role:start -->\s*```sql\n([\s\S]*?)```\s*<!-- read-only-role:end -->/.exec(readme);
-  if (!block?.[1]) throw new Error('README.md has no read-only-role SQL block');
+  const operations = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const block = /<!-- read-only-role:start -->\s*```sql\n([\s\S]*?)```\s*<!-- read-only-role:end -->/.exec(operations);
+  if (!block?.[1]) throw new Error('docs/operations.md has no read-only-role SQL block');
   return block[1];
 }
 

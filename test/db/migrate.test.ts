@@ -97,7 +97,7 @@ describe('migrations', () => {
   });
 
   it.runIf(server.kind === 'postgres')("apply where the database's defaults carry a statement timeout shorter than a migration", async () => {
-    // The README's PgBouncer section has the API's role carry its timeouts; the role that migrates may be the same one.
+    // docs/operations.md's PgBouncer section has the API's role carry its timeouts; the role that migrates may be the same one.
     // 200 ms: far less than migrating takes (which the second migration waits for), and enough for the
     // message that lifts them, the first of a new server connection, to finish within it on a loaded
     // machine (with 1 ms, PostgreSQL sometimes cancelled that very message while filling its caches).
