@@ -36,8 +36,9 @@ export interface ClaimContribution {
 }
 
 // A CommonJS module: Node's ESM loader hands over its exports object, whose `default` is the class;
-// vitest's loader hands over the class itself.
-const BTree = 'default' in sortedBtree ? sortedBtree.default : sortedBtree;
+// vitest's loader hands over the class itself. TypeScript types it either way, by module resolution.
+type BTreeClass = typeof sortedBtree extends { default: infer Class } ? Class : typeof sortedBtree;
+const BTree = ('default' in sortedBtree ? sortedBtree.default : sortedBtree) as BTreeClass;
 type Ranking = InstanceType<typeof BTree<CampaignVolume, undefined>>;
 
 const WINDOW_COUNT = WINDOW_NAMES.length;
