@@ -168,7 +168,13 @@ export function createBoostCalldataArgument(spec: BoostSpec): Hex {
       budget: spec.budget,
       action: target(spec.action),
       validator: target(spec.validator),
-      allowList: target(spec.allowList.address, encodeAbiParameters(allowListInitParameters, [spec.allowList.owner, spec.allowList.members])),
+      // As the SDK sends a list to clone: isBase, with the clone's init parameters (the stand-in core
+      // uses the instance as it is; the real one clones it).
+      allowList: {
+        isBase: true,
+        instance: spec.allowList.address,
+        parameters: encodeAbiParameters(allowListInitParameters, [spec.allowList.owner, spec.allowList.members]),
+      },
       incentives: spec.incentives.map((incentive) => target(incentive)),
       protocolFee: spec.protocolFee ?? 0n,
       maxParticipants: spec.maxParticipants ?? 0n,

@@ -139,7 +139,9 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       logger.warn({ chainId, core, boostId, address: boost.allowList, interfaceId: allowList.interfaceId }, 'skipping an allow list of unknown type');
     } else if (allowList) {
       const contractAddress = lower(boost.allowList);
-      const members = payload && lower(payload.allowList.instance) === contractAddress ? allowListMembers(payload.allowList.parameters) : null;
+      // BoostCore clones a base (isBase) and initialises the clone with the Target's parameters: those
+      // are the members. A list used as it is (not isBase) ignores them; its members stay as stored.
+      const members = payload?.allowList.isBase ? allowListMembers(payload.allowList.parameters) : null;
       const existing = allowListRecords.get(contractAddress) ?? (await storedAllowList(contractAddress));
       if (allowList.type === 'OffchainAccessList' && !existing?.accessListId) {
         logger.warn({ chainId, core, boostId, address: contractAddress }, 'an OffchainAccessList needs its access list from an import; the campaign is written without its allow list');
