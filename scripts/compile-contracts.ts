@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Compiles chain/contracts/BoostTestContracts.sol with solc-js (the npm `solc` package, pinned in
+ * Compiles the Solidity files of chain/contracts/ with solc-js (the npm `solc` package, pinned in
  * package.json) and writes chain/contracts/artifacts.json (ABI and creation bytecode of each
- * contract), which tests and the chain demo deploy. `npm run chain:compile`; `--check` fails when the
+ * contract), which tests, the benchmark and the chain demo deploy. `npm run chain:compile`; `--check` fails when the
  * committed artifacts differ from what the source compiles to.
  */
 
@@ -14,12 +14,12 @@ const require = createRequire(import.meta.url);
 const solc = require('solc') as { compile(input: string, options: { import: (path: string) => unknown }): string; version(): string };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sourcePath = 'chain/contracts/BoostTestContracts.sol';
+const sourcePaths = ['chain/contracts/BoostTestContracts.sol', 'chain/contracts/TestTokens.sol'];
 const artifactsPath = join(root, 'chain/contracts/artifacts.json');
 
 const input = {
   language: 'Solidity',
-  sources: { [sourcePath]: { content: readFileSync(join(root, sourcePath), 'utf8') } },
+  sources: Object.fromEntries(sourcePaths.map((path) => [path, { content: readFileSync(join(root, path), 'utf8') }])),
   settings: {
     optimizer: { enabled: true, runs: 200 },
     evmVersion: 'cancun',
@@ -42,15 +42,16 @@ if (errors.length > 0) {
   process.exit(1);
 }
 const contracts = Object.fromEntries(
-  Object.entries(output.contracts[sourcePath]!)
+  sourcePaths
+    .flatMap((path) => Object.entries(output.contracts[path]!))
     .filter(([, contract]) => contract.evm.bytecode.object !== '')
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, contract]) => [name, { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` }]),
 );
-const text = `${JSON.stringify({ compiler: `solc-js ${solc.version()}`, source: sourcePath, contracts }, null, 1)}\n`;
+const text = `${JSON.stringify({ compiler: `solc-js ${solc.version()}`, sources: sourcePaths, contracts }, null, 1)}\n`;
 if (process.argv.includes('--check')) {
   if (readFileSync(artifactsPath, 'utf8') !== text) {
-    console.error(`${artifactsPath} is not what ${sourcePath} compiles to: run npm run chain:compile`);
+    console.error(`${artifactsPath} is not what ${sourcePaths.join(' and ')} compile to: run npm run chain:compile`);
     process.exit(1);
   }
   console.log('chain/contracts/artifacts.json is current');

@@ -1,0 +1,147 @@
+import { type Boost, Roles, SignatureType, StrategyType } from '@boostxyz/sdk';
+import { type Address, type Hex, parseEther, parseUnits, zeroAddress } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { type LocalChain, startAnvil } from '../../scripts/chain/local-chain.js';
+import { deployProtocol, devAccount, type Protocol, sampleAction } from '../../scripts/chain/protocol.js';
+
+/**
+ * The real-protocol suite's world: the protocol deployed from the SDK's bytecode, and campaigns
+ * made through the SDK's createBoost covering every incentive variant and allow-list kind of the
+ * legacy core generation, claimed through the SDK with claims signed by the validator's signer.
+ */
+
+export const CREATOR = devAccount(0);
+export const CAMPAIGN_OWNER = devAccount(5);
+export const CLAIMANTS = [devAccount(1), devAccount(2), devAccount(3)] as const;
+export const RELAYER = devAccount(4);
+export const REFERRER: Address = '0x00000000000000000000000000000000000000aa';
+/** PointsIncentive calls `issue(address,uint256)` on the points venue. */
+export const ISSUE_SELECTOR: Hex = '0x867904b4';
+
+export interface World {
+  chain: LocalChain;
+  protocol: Protocol;
+  boosts: Boost[];
+  /** The shared SimpleAllowList: deployed once through the registry and used by a boost as it is. */
+  sharedList: Address;
+  /** The list the AllowListIncentive adds its claimants to. */
+  membershipList: Address;
+}
+
+const criteria = (token: Address) => ({
+  criteriaType: SignatureType.EVENT,
+  signature: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as Hex,
+  fieldIndex: 2,
+  targetContract: token,
+});
+
+export async function startWorld(): Promise<World> {
+  const chain = await startAnvil();
+  const protocol = await deployProtocol(chain);
+  const { core, budget, token, usd, points, registry, owner } = protocol;
+  // Fresh component instances for each boost: the SDK binds an instance to the clone it made.
+  const common = () => ({
+    protocolFee: 0n,
+    budget,
+    action: core.EventAction(sampleAction(token, chain.chainId)),
+    validator: core.SignerValidator({ signers: [owner.address], validatorCaller: core.assertValidAddress() }),
+  });
+  const manager = budget.assertValidAddress();
+
+  const sharedList = await registry.initialize(
+    'Shared allow list',
+    core.SimpleAllowList({ owner: owner.address, allowed: [CLAIMANTS[0].address, CLAIMANTS[2].address] }),
+  );
+  // The list an AllowListIncentive adds its claimants to.
+  const membershipList = await registry.initialize('Membership list', core.SimpleAllowList({ owner: owner.address, allowed: [] }));
+  const boosts: Boost[] = [];
+  // 0: ERC-20 in POOL and RAFFLE, a cloned SimpleAllowList, owned by someone other than its creator.
+  boosts.push(
+    await core.createBoost({
+      ...common(),
+      owner: CAMPAIGN_OWNER.address,
+      maxParticipants: 10n,
+      allowList: core.SimpleAllowList({ owner: owner.address, allowed: CLAIMANTS.map((account) => account.address) }),
+      incentives: [
+        core.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: parseEther('1'), limit: 10n, manager }),
+        // The draw needs the manager role: the creator keeps it.
+        core.ERC20Incentive({ asset: token, strategy: StrategyType.RAFFLE, reward: parseEther('5'), limit: 3n, manager: owner.address }),
+      ],
+    }),
+  );
+  // 1: variable and variable criteria, a cloned SimpleDenyList.
+  boosts.push(
+    await core.createBoost({
+      ...common(),
+      maxParticipants: 100n,
+      allowList: core.SimpleDenyList({ owner: owner.address, denied: [RELAYER.address] }),
+      incentives: [
+        core.ERC20VariableIncentive({ asset: token, reward: 0n, limit: parseEther('20'), manager }),
+        core.ERC20VariableCriteriaIncentive({ asset: token, reward: parseEther('0.5'), limit: parseEther('30'), maxReward: parseEther('4'), criteria: criteria(token) }),
+      ],
+    }),
+  );
+  // 2: pegged and pegged variable criteria, the open allow list.
+  boosts.push(
+    await core.createBoost({
+      ...common(),
+      maxParticipants: 100n,
+      allowList: core.OpenAllowList(),
+      incentives: [
+        core.ERC20PeggedIncentive({ asset: usd, peg: token, reward: parseEther('2'), limit: parseUnits('500', 6), manager }),
+        core.ERC20PeggedVariableCriteriaIncentive({
+          asset: usd,
+          peg: zeroAddress,
+          reward: parseEther('1'),
+          limit: parseUnits('300', 6),
+          maxReward: parseUnits('50', 6),
+          manager,
+          criteria: criteria(usd),
+        }),
+      ],
+    }),
+  );
+  // 3: points, CGDA and allow-list incentives, the shared SimpleAllowList as it is.
+  const allowListIncentive = core.AllowListIncentive({ allowList: membershipList.assertValidAddress(), limit: 5n });
+  boosts.push(
+    await core.createBoost({
+      ...common(),
+      maxParticipants: 0n,
+      // An allow list that exists already is used as it is, not cloned (isBase false).
+      allowList: core.SimpleAllowList(sharedList.assertValidAddress(), false),
+      incentives: [
+        core.PointsIncentive({ venue: points, selector: ISSUE_SELECTOR, reward: 7n, limit: 100n }),
+        core.CGDAIncentive({
+          asset: token,
+          initialReward: parseEther('1'),
+          rewardDecay: parseEther('0.1'),
+          rewardBoost: parseEther('0.05'),
+          totalBudget: parseEther('10'),
+          manager,
+        }),
+        allowListIncentive,
+      ],
+    }),
+  );
+  // The allow-list incentive adds each claimant to its list: it needs the manager role there.
+  await membershipList.grantManyRoles([boosts[3]!.incentives[2]!.assertValidAddress()], [Roles.MANAGER]);
+  return { chain, protocol, boosts, sharedList: sharedList.assertValidAddress(), membershipList: membershipList.assertValidAddress() };
+}
+
+/** A claim signed by the validator's signer and sent by the claimant, or by a relayer with a referrer. */
+export async function claim(world: World, boost: Boost, incentiveId: number, claimant: PrivateKeyAccount, incentiveData: Hex, via?: 'relayer') {
+  const { protocol, chain } = world;
+  const data = await boost.validator.encodeClaimData({
+    signer: { account: protocol.owner.address, key: '0x', privateKey: protocol.owner },
+    incentiveData,
+    chainId: chain.chainId,
+    incentiveQuantity: boost.incentives.length,
+    claimant: claimant.address,
+    boostId: boost.id,
+  });
+  if (via === 'relayer') {
+    await protocol.coreAs(RELAYER).claimIncentiveFor(boost.id, BigInt(incentiveId), REFERRER, data, claimant.address);
+  } else {
+    await protocol.coreAs(claimant).claimIncentive(boost.id, BigInt(incentiveId), zeroAddress, data);
+  }
+}
