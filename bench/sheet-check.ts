@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import { type SQL, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
@@ -21,6 +21,11 @@ import { openDatabase, queryRows } from '../src/db/client.js';
 import { createApiTokensRepository } from '../src/repositories/api-tokens.repository.js';
 import { SHEET } from '../test/contract/public-api-sheet.js';
 import { walkEveryOperation } from '../test/contract/sheet-walk.js';
+
+// A CommonJS module: Node's ESM loader hands over its exports object, whose `default` is the plugin;
+// TypeScript types it either way, by module resolution.
+type FormatsPlugin = typeof ajvFormats extends { default: infer Plugin } ? Plugin : typeof ajvFormats;
+const addFormats = ('default' in ajvFormats ? ajvFormats.default : ajvFormats) as FormatsPlugin;
 
 const { values: options } = parseArgs({ options: { database: { type: 'string' } } });
 if (!options.database) {
@@ -31,7 +36,7 @@ if (!options.database) {
 const config = loadConfig({ DATABASE_URL: options.database, LOG_LEVEL: 'warn', RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_MAX: '0' });
 const database = await openDatabase(config);
 const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
+addFormats(ajv);
 const validators = new Map<string, ValidateFunction>(Object.entries(SHEET).map(([id, schema]) => [id, ajv.compile(schema)]));
 const answers = new Map<string, { calls: number; bytes: number }>();
 

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -14,6 +14,11 @@ import { insertApiToken } from '../helpers/factories.js';
 import { SHEET } from './public-api-sheet.js';
 import { walkEveryOperation } from './sheet-walk.js';
 
+// A CommonJS module: Node's ESM loader hands over its exports object, whose `default` is the plugin;
+// TypeScript types it either way, by module resolution.
+type FormatsPlugin = typeof ajvFormats extends { default: infer Plugin } ? Plugin : typeof ajvFormats;
+const addFormats = ('default' in ajvFormats ? ajvFormats.default : ajvFormats) as FormatsPlugin;
+
 /**
  * A client written from the public API sheet (./public-api-sheet.ts, its own schemas, nothing from
  * src/schemas): every answer of all eighteen operations on the demo data must pass.
@@ -25,7 +30,7 @@ describe('a client written from the public API sheet', () => {
   let app: App;
   let token: string;
   const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats.default(ajv);
+  addFormats(ajv);
   const validators = new Map<string, ValidateFunction>(Object.entries(SHEET).map(([id, schema]) => [id, ajv.compile(schema)]));
   const seen = new Map<string, number>();
 
