@@ -58,8 +58,13 @@ export interface Batch {
   basis: Basis;
   claims: number;
   campaigns: number;
-  skipped: number;
+  /** What was not written, by kind: components of unknown types, claims of what was not indexed. */
+  skipped: SkippedCounts;
 }
+
+export type SkipKind = 'incentive' | 'action' | 'allowList' | 'claim';
+export type SkippedCounts = Record<SkipKind, number>;
+export const noneSkipped = (): SkippedCounts => ({ incentive: 0, action: 0, allowList: 0, claim: 0 });
 
 const lower = (value: string) => value.toLowerCase();
 
@@ -91,7 +96,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   const records: UpsertRecord[] = [];
   const journal: JournalEntry[] = [];
   const incentiveRows: IncentiveRow[] = [];
-  let skipped = 0;
+  const skipped = noneSkipped();
   const allowListRecords = new Map<string, AllowListRecord>();
   const campaignRecords: CampaignRecord[] = [];
   const basis = emptyBasis();
@@ -119,6 +124,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     incentives.forEach((incentive, index) => {
       const address = lower(boost.incentives[index]!);
       if (!incentive.known) {
+        skipped.incentive++;
         logger.warn({ chainId, core, boostId, incentiveId: index, address, interfaceId: incentive.interfaceId }, 'skipping an incentive of unknown type');
         positions.push(null);
         return;
@@ -132,10 +138,14 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     positions.forEach((position, incentiveId) =>
       incentiveRows.push({ boostId, incentiveId, address: lower(boost.incentives[incentiveId]!), position, blockNumber: origin.blockNumber }),
     );
-    if (!action.known) logger.warn({ chainId, core, boostId, address: boost.action, interfaceId: action.interfaceId }, 'skipping an action of unknown type');
+    if (!action.known) {
+      skipped.action++;
+      logger.warn({ chainId, core, boostId, address: boost.action, interfaceId: action.interfaceId }, 'skipping an action of unknown type');
+    }
 
     let allowListRef: CampaignRecord['allowList'] = null;
     if (allowList && !allowList.known) {
+      skipped.allowList++;
       logger.warn({ chainId, core, boostId, address: boost.allowList, interfaceId: allowList.interfaceId }, 'skipping an allow list of unknown type');
     } else if (allowList) {
       const contractAddress = lower(boost.allowList);
@@ -144,6 +154,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       const members = payload?.allowList.isBase ? allowListMembers(payload.allowList.parameters) : null;
       const existing = allowListRecords.get(contractAddress) ?? (await storedAllowList(contractAddress));
       if (allowList.type === 'OffchainAccessList' && !existing?.accessListId) {
+        skipped.allowList++;
         logger.warn({ chainId, core, boostId, address: contractAddress }, 'an OffchainAccessList needs its access list from an import; the campaign is written without its allow list');
       } else {
         const record: AllowListRecord = {
@@ -221,6 +232,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     [...extended.keys()].map(async (boostId) => {
       const previous = stored.get(boostId);
       if (!previous) {
+        skipped.incentive++;
         logger.warn({ chainId, core, boostId }, 'an incentive was added to a boost created before the start block; skipped');
         return;
       }
@@ -258,7 +270,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     const incentive = incentivesOf.get(boostId)?.[incentiveId];
     const campaign = paramsOf.get(boostId);
     if (!incentive || incentive.position === null || !campaign) {
-      skipped++;
+      skipped.claim++;
       logger.warn({ chainId, core, boostId, incentiveId, txHash: entry.log.transactionHash }, 'skipping a claim of a boost or incentive not indexed');
       continue;
     }

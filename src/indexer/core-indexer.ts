@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { ingest, type SourceRecord } from '../ingest/write.js';
 import { validateRecord } from '../ingest/validate.js';
 import type { IngestRecord } from '../ingest/records.js';
-import { buildBatch, type RawLog } from './batch.js';
+import { buildBatch, noneSkipped, type RawLog, type SkippedCounts } from './batch.js';
 import { confirmBasis } from './basis.js';
 import {
   type Checkpoint,
@@ -53,6 +53,8 @@ export interface Progress {
   logs: number;
   claims: number;
   campaigns: number;
+  /** What this range did not write, by kind (logged with each one's address). */
+  skipped: SkippedCounts;
 }
 
 export class ReorgTooDeepError extends Error {}
@@ -86,7 +88,7 @@ export class CoreIndexer {
     if (this.checkpoint && (await this.rolledBack(this.checkpoint))) return 'progressed';
     const indexed = this.checkpoint?.blockNumber ?? this.options.startBlock - 1n;
     if (indexed >= safe) {
-      this.report(safe, indexed, { logs: 0, claims: 0, campaigns: 0 });
+      this.report(safe, indexed, { logs: 0, claims: 0, campaigns: 0, skipped: noneSkipped() });
       return 'caught-up';
     }
     const started = performance.now();
@@ -156,11 +158,11 @@ export class CoreIndexer {
       },
       'indexed a block range',
     );
-    this.report(safe, to, { logs: coreLogs.length + claimedLogs.length, claims: batch.claims, campaigns: batch.campaigns }, last.timestamp);
+    this.report(safe, to, { logs: coreLogs.length + claimedLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped }, last.timestamp);
     return 'progressed';
   }
 
-  private report(safe: bigint, indexed: bigint, counts: { logs: number; claims: number; campaigns: number }, indexedTimestamp?: number) {
+  private report(safe: bigint, indexed: bigint, counts: Pick<Progress, 'logs' | 'claims' | 'campaigns' | 'skipped'>, indexedTimestamp?: number) {
     this.options.onProgress?.({
       chainId: this.id.chainId,
       core: this.id.core,

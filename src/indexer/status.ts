@@ -3,7 +3,8 @@ import type { Progress } from './core-indexer.js';
 
 /**
  * What the indexer reports about itself: Prometheus metrics per chain and core (indexed block, head
- * block, lag in blocks and seconds, logs per second, logs, claims and campaigns indexed, RPC errors)
+ * block, lag in blocks and seconds, logs per second, logs, claims and campaigns indexed, what was
+ * skipped by kind, RPC errors)
  * and readiness: every core has indexed at least once and its lag (head time minus the time of
  * its last indexed block) is within the lag budget.
  */
@@ -30,6 +31,7 @@ export class IndexerStatus {
   private readonly logs: Counter;
   private readonly claims: Counter;
   private readonly campaigns: Counter;
+  private readonly skipped: Counter;
   private readonly rpcErrors: Counter;
 
   constructor(private readonly lagBudgetSeconds: number) {
@@ -44,6 +46,12 @@ export class IndexerStatus {
     this.logs = new Counter({ name: 'indexer_logs_total', help: 'Logs read and indexed', labelNames, registers });
     this.claims = new Counter({ name: 'indexer_claims_total', help: 'Claims written', labelNames, registers });
     this.campaigns = new Counter({ name: 'indexer_campaigns_total', help: 'Campaigns written (created or rewritten)', labelNames, registers });
+    this.skipped = new Counter({
+      name: 'indexer_skipped_total',
+      help: 'What was read but not written, by kind: incentives, actions and allow lists of unknown types; claims of what was not indexed',
+      labelNames: [...labelNames, 'kind'],
+      registers,
+    });
     this.rpcErrors = new Counter({ name: 'indexer_rpc_errors_total', help: 'Failed JSON-RPC calls (each retried)', labelNames: ['chain_id'], registers });
   }
 
@@ -59,6 +67,7 @@ export class IndexerStatus {
     this.logs.inc(labels, progress.logs);
     this.claims.inc(labels, progress.claims);
     this.campaigns.inc(labels, progress.campaigns);
+    for (const [kind, count] of Object.entries(progress.skipped)) this.skipped.inc({ ...labels, kind }, count);
     const now = Date.now();
     const window = [...(this.rates.get(key) ?? []), { at: now, logs: progress.logs }].filter((entry) => now - entry.at <= 10_000);
     this.rates.set(key, window);

@@ -23,6 +23,7 @@ const progress = (overrides: Partial<Progress>): Progress => ({
   logs: 0,
   claims: 0,
   campaigns: 0,
+  skipped: { incentive: 0, action: 0, allowList: 0, claim: 0 },
   ...overrides,
 });
 
@@ -96,6 +97,9 @@ describe('indexer status', () => {
         expect(text).toContain(`indexer_lag_blocks{${labels}} 1`);
         expect(text).toMatch(new RegExp(`indexer_lag_seconds\\{${labels}\\} [0-9]+`));
         expect(text).toContain(`indexer_claims_total{${labels}} 1`);
+        // The second boost's third incentive is of an unknown type: skipped, and counted.
+        expect(text).toContain(`indexer_skipped_total{${labels},kind="incentive"} 1`);
+        expect(text).toContain(`indexer_skipped_total{${labels},kind="claim"} 0`);
         // Two BoostCreated, five IncentiveAdded, one BoostClaimed and its Claimed.
         expect(text).toContain(`indexer_logs_total{${labels}} 9`);
         expect(text).toMatch(new RegExp(`indexer_logs_per_second\\{${labels}\\} [0-9.]+`));
