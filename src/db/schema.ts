@@ -452,16 +452,12 @@ export const incentives = pgTable(
     claimLimit: numeric('claim_limit').generatedAlwaysAs(
       sql`CASE WHEN type IN ('AllowListIncentive', 'PointsIncentive', 'ERC20Incentive') THEN (params->>'limit')::numeric END`,
     ),
-    /**
-     * Total asset amount the incentive can pay out, for the variants that hold a token budget. A
-     * RAFFLE ERC20Incentive (strategy 1) is funded with one prize, `reward`, whatever its entries.
-     */
+    /** Total asset amount the incentive can pay out, for the variants that hold a token budget. */
     totalBudget: numeric('total_budget').generatedAlwaysAs(
       sql`CASE type
         WHEN 'AllowListIncentive' THEN NULL
         WHEN 'PointsIncentive' THEN NULL
-        WHEN 'ERC20Incentive' THEN CASE WHEN (params->>'strategy')::int = 1 THEN (params->>'reward')::numeric
-                                        ELSE (params->>'reward')::numeric * (params->>'limit')::numeric END
+        WHEN 'ERC20Incentive' THEN (params->>'reward')::numeric * (params->>'limit')::numeric
         WHEN 'CGDAIncentive' THEN (params->>'totalBudget')::numeric
         ELSE (params->>'limit')::numeric
       END`,
