@@ -1,4 +1,4 @@
-import { type Address, decodeAbiParameters, type Hex, toEventSelector, parseAbiItem, zeroAddress } from 'viem';
+import { type Address, decodeAbiParameters, erc20Abi, type Hex, toEventSelector, parseAbiItem, zeroAddress } from 'viem';
 import {
   actionAbi,
   componentAbi,
@@ -21,7 +21,8 @@ import { isRevert, type Rpc } from './rpc.js';
 const lower = (address: string) => address.toLowerCase();
 
 export type IncentiveRead =
-  | { known: true; type: string; params: Record<string, unknown> }
+  /** `balance`: what the incentive holds of its asset (null without an asset, or when the token does not answer). */
+  | { known: true; type: string; params: Record<string, unknown>; balance: string | null }
   | { known: false; interfaceId: string };
 
 export async function readInterfaceId(rpc: Rpc, address: Address, blockNumber: bigint): Promise<string | null> {
@@ -40,6 +41,30 @@ const CGDA_INITIALIZED = toEventSelector(
 );
 
 export async function readIncentive(rpc: Rpc, address: Address, blockNumber: bigint, createdAtBlock: bigint): Promise<IncentiveRead> {
+  const read = await readIncentiveParams(rpc, address, blockNumber, createdAtBlock);
+  if (!read.known) return read;
+  const asset = typeof read.params.asset === 'string' ? (read.params.asset as Address) : null;
+  return { ...read, balance: asset ? await readBalance(rpc, asset, address, blockNumber) : null };
+}
+
+async function readBalance(rpc: Rpc, asset: Address, holder: Address, blockNumber: bigint): Promise<string | null> {
+  try {
+    const balance = await rpc.withRetries(`balanceOf ${holder} ${asset}`, () =>
+      rpc.client.readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [holder], blockNumber }),
+    );
+    return balance.toString();
+  } catch (error) {
+    if (isRevert(error)) return null;
+    throw error;
+  }
+}
+
+async function readIncentiveParams(
+  rpc: Rpc,
+  address: Address,
+  blockNumber: bigint,
+  createdAtBlock: bigint,
+): Promise<{ known: true; type: string; params: Record<string, unknown> } | { known: false; interfaceId: string }> {
   const interfaceId = await readInterfaceId(rpc, address, blockNumber);
   const read = <T>(functionName: string): Promise<T> =>
     rpc.withRetries(`${functionName} ${address}`, () =>

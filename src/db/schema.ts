@@ -452,15 +452,26 @@ export const incentives = pgTable(
     claimLimit: numeric('claim_limit').generatedAlwaysAs(
       sql`CASE WHEN type IN ('AllowListIncentive', 'PointsIncentive', 'ERC20Incentive') THEN (params->>'limit')::numeric END`,
     ),
-    /** Total asset amount the incentive can pay out, for the variants that hold a token budget. */
+    /**
+     * What the incentive holds on chain (its asset's `balanceOf`) at the indexer's last read of it;
+     * null for an incentive only an import wrote, or one without an asset.
+     */
+    balance: numeric('balance'),
+    /**
+     * Total asset amount the incentive can pay out, for the variants that hold a token budget: what it
+     * holds on chain plus what it paid, when the chain was read (clawbacks, top-ups and raffle draws
+     * included); otherwise from `params`, where a RAFFLE ERC20Incentive (strategy 1) is funded with
+     * one prize, `reward`, whatever its entries.
+     */
     totalBudget: numeric('total_budget').generatedAlwaysAs(
-      sql`CASE type
+      sql`CASE WHEN balance IS NOT NULL THEN balance + total_amount_claimed ELSE CASE type
         WHEN 'AllowListIncentive' THEN NULL
         WHEN 'PointsIncentive' THEN NULL
-        WHEN 'ERC20Incentive' THEN (params->>'reward')::numeric * (params->>'limit')::numeric
+        WHEN 'ERC20Incentive' THEN CASE WHEN (params->>'strategy')::int = 1 THEN (params->>'reward')::numeric
+                                        ELSE (params->>'reward')::numeric * (params->>'limit')::numeric END
         WHEN 'CGDAIncentive' THEN (params->>'totalBudget')::numeric
         ELSE (params->>'limit')::numeric
-      END`,
+      END END`,
     ),
     /** Maintained from `claims` by trigger. */
     totalClaims: bigint('total_claims', { mode: 'number' }).notNull().default(0),
@@ -765,8 +776,9 @@ export const indexerBlocks = pgTable(
 );
 
 /**
- * What each indexed block wrote, by natural key (`record` is the deletion record that undoes it),
- * so that a reorganisation deletes what the orphaned blocks wrote through the ingest path.
+ * What each indexed block wrote, by natural key, and the record that undoes it: a deletion for what
+ * the block created, the record as it was before for what it rewrote. A reorganisation applies, for
+ * each natural key, the entry of the first orphaned block that wrote it, through the ingest path.
  */
 export const indexerWrites = pgTable(
   'indexer_writes',
@@ -779,7 +791,7 @@ export const indexerWrites = pgTable(
     record: jsonb('record').notNull().$type<Record<string, unknown>>(),
   },
   (table) => [
-    primaryKey({ columns: [table.chainId, table.coreAddress, table.kind, table.naturalKey] }),
+    primaryKey({ columns: [table.chainId, table.coreAddress, table.kind, table.naturalKey, table.blockNumber] }),
     index('indexer_writes_block_idx').on(table.chainId, table.coreAddress, table.blockNumber),
   ],
 );
@@ -802,5 +814,7 @@ export const indexerIncentives = pgTable(
   (table) => [
     primaryKey({ columns: [table.chainId, table.coreAddress, table.boostId, table.incentiveId] }),
     index('indexer_incentives_block_idx').on(table.chainId, table.coreAddress, table.blockNumber),
+    // A Claimed or ToppedUp log names the incentive contract: which boost's incentive it is.
+    index('indexer_incentives_address_idx').on(table.chainId, table.coreAddress, table.address),
   ],
 );

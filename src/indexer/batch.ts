@@ -12,6 +12,7 @@ import { claimValues } from './claim-values.js';
 import {
   type CoreId,
   type IncentiveRow,
+  incentivesAt,
   type JournalEntry,
   type KnownIncentive,
   knownIncentives,
@@ -22,12 +23,13 @@ import {
 /**
  * One block range's logs turned into ingest records (docs/writing-data.md): a campaign from each
  * BoostCreated with getBoost() and its components' getters; a rewrite of the campaign for each
- * IncentiveAdded that adds to an existing boost; a claim from each BoostClaimed with the amount of
- * the incentive's Claimed log in the same transaction. What the chain does not have (names, images,
- * templates, channels...) is taken from the stored campaign, never overwritten. Also returns the
- * journal (what to delete if these blocks are orphaned), the boosts' incentive contracts, and the
- * basis: the stored campaigns and allow lists the records were built from, for the writing
- * transaction to confirm (src/indexer/basis.ts).
+ * IncentiveAdded that adds to an existing boost, and for each incentive that emitted Claimed (a
+ * claim, a clawback, a raffle draw) or ToppedUp, with that incentive's getters and balance read
+ * again; a claim from each BoostClaimed with the amount of the incentive's Claimed log in the same
+ * transaction. What the chain does not have (names, images, templates, channels...) is taken from
+ * the stored campaign, never overwritten. Also returns the journal (what undoes these blocks' writes
+ * if they are orphaned), the boosts' incentive contracts, and the basis: the stored campaigns and
+ * allow lists the records were built from, for the writing transaction to confirm (src/indexer/basis.ts).
  */
 
 export interface RawLog {
@@ -43,7 +45,8 @@ export interface RawLog {
 
 export interface BatchInput {
   coreLogs: RawLog[];
-  claimedLogs: RawLog[];
+  /** Claimed and ToppedUp logs of any contract: those of the boosts' incentives are used. */
+  incentiveLogs: RawLog[];
   /** Timestamp (seconds) of each block with logs. */
   timestamps: Map<bigint, number>;
   /** The block the view functions are read at (the confirmed head). */
@@ -89,8 +92,21 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   }
   const claimEvents = decoded.filter((entry) => entry.event.eventName === 'BoostClaimed');
   const claimedIds = [...new Set(claimEvents.map((entry) => (entry.event.args as { boostId: bigint }).boostId.toString()))];
+  // Boosts created before this range whose incentives emitted a log that changes what they hold or
+  // may pay: those incentives are read again (at readAt, as everything is); the rewrite is journaled
+  // at the block of the first such log.
+  const emitters = [...new Set(input.incentiveLogs.map((log) => lower(log.address)))];
+  const changed = new Map<string, { incentives: IncentiveRow[]; blockNumber: bigint }>();
+  for (const row of await incentivesAt(database, id, emitters)) {
+    if (createdIds.has(row.boostId) || extended.has(row.boostId) || row.position === null) continue;
+    const first = BigInt(input.incentiveLogs.find((log) => lower(log.address) === row.address)!.blockNumber);
+    const entry = changed.get(row.boostId) ?? { incentives: [], blockNumber: first };
+    entry.incentives.push(row);
+    if (first < entry.blockNumber) entry.blockNumber = first;
+    changed.set(row.boostId, entry);
+  }
 
-  const stored = await storedCampaigns(database, id, [...createdIds, ...extended.keys()]);
+  const stored = await storedCampaigns(database, id, [...createdIds, ...extended.keys(), ...changed.keys()]);
   const known = await knownIncentives(database, id, claimedIds.filter((boostId) => !createdIds.has(boostId)));
 
   const records: UpsertRecord[] = [];
@@ -133,7 +149,11 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       positions.push(position);
       // A field the chain does not have (rebatePercentage) stays as the operator wrote it.
       const kept = previous?.incentives[position]?.type === incentive.type ? previous.incentives[position].params : {};
-      incentiveRecords.push({ type: incentive.type as CampaignRecord['incentives'][number]['type'], params: { ...kept, ...incentive.params } });
+      incentiveRecords.push({
+        type: incentive.type as CampaignRecord['incentives'][number]['type'],
+        params: { ...kept, ...incentive.params },
+        ...(incentive.balance === null ? {} : { balance: incentive.balance }),
+      });
     });
     positions.forEach((position, incentiveId) =>
       incentiveRows.push({ boostId, incentiveId, address: lower(boost.incentives[incentiveId]!), position, blockNumber: origin.blockNumber }),
@@ -167,7 +187,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
           addresses: members ?? existing?.addresses ?? [],
         };
         allowListRecords.set(contractAddress, record);
-        if (!existing) journalEntry(origin.blockNumber, { kind: 'allowList', deleted: true, chainId, contractAddress });
+        journalUndo(origin.blockNumber, { kind: 'allowList', deleted: true, chainId, contractAddress }, existing);
         allowListRef = { chainId, contractAddress };
       }
     }
@@ -207,13 +227,14 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       steps,
     };
     campaignRecords.push(record);
-    if (!previous) journalEntry(origin.blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId });
+    journalUndo(origin.blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
     return positions.map((position, incentiveId) => ({ address: lower(boost.incentives[incentiveId]!), position }));
   };
 
-  function journalEntry(blockNumber: bigint, record: DeletionRecord) {
-    const { kind, deleted: _deleted, ...key } = record;
-    journal.push({ blockNumber, kind, naturalKey: JSON.stringify(key), record });
+  /** What undoes a write of `blockNumber`: deleting what it created, or writing back what was there. */
+  function journalUndo(blockNumber: bigint, deletion: DeletionRecord, previous?: UpsertRecord) {
+    const { kind, deleted: _deleted, ...key } = deletion;
+    journal.push({ blockNumber, kind, naturalKey: JSON.stringify(key), record: previous ?? deletion });
   }
 
   const incentivesOf = new Map<string, KnownIncentive[]>(known);
@@ -245,11 +266,29 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       incentivesOf.set(boostId, list);
     }),
   );
+  await Promise.all(
+    [...changed].map(async ([boostId, { incentives: rows, blockNumber }]) => {
+      const previous = stored.get(boostId);
+      if (!previous) return;
+      remember(basis.campaigns, boostId, previous);
+      const incentives = [...previous.incentives];
+      for (const row of rows) {
+        const before = incentives[row.position!];
+        if (!before) continue;
+        const read = await readIncentive(rpc, row.address as Address, input.readAt, BigInt(previous.blockNumber));
+        if (!read.known || read.type !== before.type) continue;
+        const { balance: _balance, ...rest } = before;
+        incentives[row.position!] = { ...rest, params: { ...before.params, ...read.params }, ...(read.balance === null ? {} : { balance: read.balance }) };
+      }
+      campaignRecords.push({ ...previous, incentives });
+      journalUndo(blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
+    }),
+  );
   records.push(...allowListRecords.values(), ...campaignRecords);
 
   // Claimed logs by transaction, incentive and recipient, in log order; each pays one BoostClaimed after it.
   const claimedBy = new Map<string, { amount: bigint; logIndex: number; used: boolean }[]>();
-  for (const log of input.claimedLogs) {
+  for (const log of input.incentiveLogs) {
     const claimed = decodeClaimed(log);
     if (!claimed) continue;
     const key = `${log.transactionHash}:${lower(log.address)}:${claimed.recipient}`;
@@ -302,7 +341,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   await claimValues(database, chainId, claims);
   for (const { record, blockNumber } of claims) {
     records.push(record);
-    journalEntry(blockNumber, { kind: 'claim', deleted: true, chainId, txHash: record.txHash, logIndex: record.logIndex });
+    journalUndo(blockNumber, { kind: 'claim', deleted: true, chainId, txHash: record.txHash, logIndex: record.logIndex });
   }
   return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: campaignRecords.length, skipped };
 }

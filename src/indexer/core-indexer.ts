@@ -22,7 +22,7 @@ import {
  * Follows one BoostCore on one chain: block ranges from the checkpoint up to the head minus the
  * confirmations, each range's records written through src/ingest/ (derived 'live') with the
  * checkpoint in the same transaction. Before each range it compares the checkpoint's block hash
- * with the chain's: on a reorganisation it finds the fork among the remembered hashes, deletes
+ * with the chain's: on a reorganisation it finds the fork among the remembered hashes, undoes
  * what the orphaned blocks wrote (through ingest, from the journal) and continues from the fork.
  */
 
@@ -103,14 +103,15 @@ export class CoreIndexer {
       to,
       onSplit,
     )) as unknown as RawLog[];
-    const hasClaims = coreLogs.some((log) => log.topics[0] === TOPICS.BoostClaimed);
-    const claimedLogs = hasClaims ? ((await getLogsSplitting(rpc, { topic0: [TOPICS.Claimed] }, from, to, onSplit)) as unknown as RawLog[]) : [];
+    // What incentives emit (any contract: they are found among the boosts' incentives by address): the
+    // Claimed of a claim, clawback or raffle draw, and ToppedUp. Each changes what an incentive holds.
+    const incentiveLogs = (await getLogsSplitting(rpc, { topic0: [TOPICS.Claimed, TOPICS.ToppedUp] }, from, to, onSplit)) as unknown as RawLog[];
     // Shrink the range after the node refused one; grow back slowly.
     this.range = split ? Math.max(1, Math.floor(Number(to - from + 1n) / 2)) : Math.min(this.options.blockRange, Math.ceil(this.range * 1.5));
 
     // Headers of the last block and of every block with logs: timestamps, and hashes to detect a
     // reorganisation later, and now (a log whose block hash is not the header's came from another branch).
-    const numbers = new Set<bigint>([to, ...coreLogs.map((log) => BigInt(log.blockNumber))]);
+    const numbers = new Set<bigint>([to, ...[...coreLogs, ...incentiveLogs].map((log) => BigInt(log.blockNumber))]);
     const headers = new Map(
       await Promise.all(
         [...numbers].map(async (number) => {
@@ -119,7 +120,7 @@ export class CoreIndexer {
         }),
       ),
     );
-    for (const log of [...coreLogs, ...claimedLogs]) {
+    for (const log of [...coreLogs, ...incentiveLogs]) {
       const header = headers.get(BigInt(log.blockNumber));
       if (header && header.hash !== log.blockHash) throw new Error(`the chain changed while block ${BigInt(log.blockNumber)} was read; retrying`);
     }
@@ -128,7 +129,7 @@ export class CoreIndexer {
       rpc,
       database,
       this.id,
-      { coreLogs, claimedLogs, timestamps: new Map([...headers].map(([number, header]) => [number, header.timestamp])), readAt: safe },
+      { coreLogs, incentiveLogs, timestamps: new Map([...headers].map(([number, header]) => [number, header.timestamp])), readAt: safe },
       this.log,
     );
     const built = performance.now();
@@ -149,7 +150,7 @@ export class CoreIndexer {
         core: this.id.core,
         from: from.toString(),
         to: to.toString(),
-        logs: coreLogs.length + claimedLogs.length,
+        logs: coreLogs.length + incentiveLogs.length,
         claims: batch.claims,
         campaigns: batch.campaigns,
         readMs: Math.round(read - started),
@@ -158,7 +159,7 @@ export class CoreIndexer {
       },
       'indexed a block range',
     );
-    this.report(safe, to, { logs: coreLogs.length + claimedLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped }, last.timestamp);
+    this.report(safe, to, { logs: coreLogs.length + incentiveLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped }, last.timestamp);
     return 'progressed';
   }
 
@@ -209,11 +210,11 @@ export class CoreIndexer {
           'the reorganisation is deeper than INDEXER_REORG_DEPTH',
       );
     }
-    const deletions = await journalAfter(database, this.id, fork.blockNumber);
+    const undo = await journalAfter(database, this.id, fork.blockNumber);
     const rewound = fork;
-    await ingest(database, sourceOf(deletions), { derived: 'live', beforeCommit: (session) => rewindState(session, this.id, rewound) });
+    await ingest(database, sourceOf(undo), { derived: 'live', beforeCommit: (session) => rewindState(session, this.id, rewound) });
     this.log.warn(
-      { chainId: this.id.chainId, core: this.id.core, from: checkpoint.blockNumber.toString(), fork: fork.blockNumber.toString(), deleted: deletions.length },
+      { chainId: this.id.chainId, core: this.id.core, from: checkpoint.blockNumber.toString(), fork: fork.blockNumber.toString(), undone: undo.length },
       'chain reorganisation: orphaned blocks undone',
     );
     this.checkpoint = fork;

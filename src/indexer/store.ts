@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { campaigns } from '../ingest/export.js';
-import type { AllowListRecord, CampaignRecord, DeletionRecord } from '../ingest/records.js';
+import type { AllowListRecord, CampaignRecord, DeletionRecord, UpsertRecord } from '../ingest/records.js';
 
 /**
  * The indexer's state in the database (tables indexer_* in src/db/schema.ts) and what it reads of
@@ -29,7 +29,8 @@ export interface JournalEntry {
   blockNumber: bigint;
   kind: string;
   naturalKey: string;
-  record: DeletionRecord;
+  /** What undoes the block's write: a deletion of what it created, or the record as it was before. */
+  record: DeletionRecord | UpsertRecord;
 }
 
 export interface IncentiveRow {
@@ -88,6 +89,24 @@ export async function knownIncentives(database: DatabaseHandle, { chainId, core 
     result.set(row.boost_id, list);
   }
   return result;
+}
+
+/** The boosts' incentives at these contract addresses (lowercase), for logs an incentive emits. */
+export async function incentivesAt(database: DatabaseHandle, { chainId, core }: CoreId, addresses: string[]): Promise<IncentiveRow[]> {
+  if (addresses.length === 0) return [];
+  const rows = await read(database, (session) =>
+    session.query<{ boost_id: string; incentive_id: number; address: string; position: number | null; block_number: string }>(
+      sql`SELECT boost_id::text, incentive_id, address, position, block_number::text FROM indexer_incentives
+           WHERE chain_id = ${chainId} AND core_address = ${core} AND address = ANY(${pgArray(addresses)}::text[])`,
+    ),
+  );
+  return rows.map((row) => ({
+    boostId: row.boost_id,
+    incentiveId: row.incentive_id,
+    address: row.address,
+    position: row.position,
+    blockNumber: BigInt(row.block_number),
+  }));
 }
 
 export async function storedCampaigns(source: ReadSource, { chainId, core }: CoreId, boostIds: string[]): Promise<Map<string, CampaignRecord>> {
@@ -173,7 +192,7 @@ export async function writeState(session: BulkSession, { chainId, core }: CoreId
           SELECT ${chainId}, ${core}, j.n::bigint, j.k, j.key, j.r FROM jsonb_to_recordset(${JSON.stringify(
             state.journal.map((entry) => ({ n: entry.blockNumber.toString(), k: entry.kind, key: entry.naturalKey, r: entry.record })),
           )}::jsonb) AS j(n text, k text, key text, r jsonb)
-          ON CONFLICT (chain_id, core_address, kind, natural_key) DO NOTHING`,
+          ON CONFLICT (chain_id, core_address, kind, natural_key, block_number) DO NOTHING`,
     );
   }
   if (state.incentives.length > 0) {
@@ -190,11 +209,16 @@ export async function writeState(session: BulkSession, { chainId, core }: CoreId
   await session.query(sql`DELETE FROM indexer_writes WHERE chain_id = ${chainId} AND core_address = ${core} AND block_number < ${below}`);
 }
 
-/** The deletions that undo what blocks after `fork` wrote. */
-export async function journalAfter(database: DatabaseHandle, { chainId, core }: CoreId, fork: bigint): Promise<DeletionRecord[]> {
+/**
+ * The records that undo what blocks after `fork` wrote: for each natural key, the entry of the first
+ * of those blocks that wrote it (a deletion if that block created it, else the record as it was before).
+ */
+export async function journalAfter(database: DatabaseHandle, { chainId, core }: CoreId, fork: bigint): Promise<(DeletionRecord | UpsertRecord)[]> {
   const rows = await read(database, (session) =>
-    session.query<{ record: DeletionRecord }>(
-      sql`SELECT record FROM indexer_writes WHERE chain_id = ${chainId} AND core_address = ${core} AND block_number > ${fork.toString()}
+    session.query<{ record: DeletionRecord | UpsertRecord }>(
+      sql`SELECT record FROM (SELECT DISTINCT ON (kind, natural_key) record, block_number, kind, natural_key FROM indexer_writes
+                               WHERE chain_id = ${chainId} AND core_address = ${core} AND block_number > ${fork.toString()}
+                               ORDER BY kind, natural_key, block_number) AS first
            ORDER BY block_number, kind, natural_key`,
     ),
   );

@@ -239,7 +239,9 @@ export async function* campaigns(query: Query, filter: SQL = sql`true`): AsyncGe
                  c.distribution_channels, c.autocampaign_id, c.template_id, c.action_template_id::text,
                  a.chain_id AS allow_list_chain_id, a.contract_address AS allow_list_contract, c.campaign_name, c.nft_image_uri,
                  c.nft_name, c.nft_metadata_id, c.project_image_uri, c.token_image_uri, c.action_token_address, c.action_claimant,
-                 (SELECT coalesce(json_agg(json_build_object('type', i.type, 'params', i.params) ORDER BY i.position), '[]')
+                 (SELECT coalesce(jsonb_agg(jsonb_build_object('type', i.type, 'params', i.params)
+                                           || CASE WHEN i.balance IS NULL THEN '{}' ELSE jsonb_build_object('balance', i.balance::text) END
+                                           ORDER BY i.position), '[]')
                     FROM incentives AS i WHERE i.campaign_key = c.key) AS incentives,
                  (SELECT coalesce(json_agg(json_build_object(
                            'chainId', s.chain_id, 'targetContract', s.target_contract, 'claimant', s.claimant,

@@ -94,11 +94,14 @@ function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
            RETURNING i.campaign_key)
          ${touch(touched)}`,
         `WITH changed AS (
-           INSERT INTO incentives AS i (campaign_key, position, type, params)
-           SELECT c.key, (e.ordinality - 1)::smallint, e.value->>'type', e.value->'params'
+           INSERT INTO incentives AS i (campaign_key, position, type, params, balance)
+           SELECT c.key, (e.ordinality - 1)::smallint, e.value->>'type', e.value->'params', (e.value->>'balance')::numeric
              FROM ${staged}, jsonb_array_elements(s.record->'incentives') WITH ORDINALITY AS e
             WHERE NOT s.deleted
-           ${upsertOnPosition('type = excluded.type, params = excluded.params', '(i.type, i.params) IS DISTINCT FROM (excluded.type, excluded.params)')}
+           ${upsertOnPosition(
+             'type = excluded.type, params = excluded.params, balance = excluded.balance',
+             '(i.type, i.params, i.balance) IS DISTINCT FROM (excluded.type, excluded.params, excluded.balance)',
+           )}
            RETURNING i.campaign_key)
          ${touch(touched)}`,
         `WITH changed AS (

@@ -239,7 +239,12 @@ const IncentiveParams = Type.Object(
 );
 
 const Incentive = Type.Object(
-  { type: oneOf(INCENTIVE_TYPES), params: IncentiveParams },
+  {
+    type: oneOf(INCENTIVE_TYPES),
+    params: IncentiveParams,
+    /** Written by the indexer: what the incentive holds on chain; when present, remainingBalance is this. */
+    balance: Type.Optional(Uint256),
+  },
   { additionalProperties: false, errorMessage: 'must be an object with type and params' },
 );
 

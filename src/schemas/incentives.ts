@@ -54,7 +54,12 @@ const claimTotals = {
   totalAmountClaimed: Type.Optional(amount('Amount claimed so far, in base units of the asset')),
 };
 const metadata = Type.Optional(Nullable(ref(TokenMetadata)));
-const remainingBalance = Type.Optional(amount('Budget not yet claimed, in base units of the asset'));
+const remainingBalance = Type.Optional(
+  amount(
+    'What the incentive still holds, in base units of the asset: its balance on chain as last indexed (after claims, clawbacks, ' +
+      'top-ups and raffle draws); for imported data, the budget not yet claimed (a RAFFLE is funded with one prize, `reward`)',
+  ),
+);
 const rebatePercentage = Type.Optional(Type.Number({ minimum: 0, maximum: 100 }));
 
 const variant = <Name extends string, Properties extends TProperties>(
@@ -84,7 +89,7 @@ export const ERC20Incentive = variant('ERC20Incentive', 'A fixed ERC-20 reward p
   asset: ref(Address),
   strategy: Type.Integer({ enum: [0, 1], description: 'POOL = 0, RAFFLE = 1' }),
   reward: amount('Fixed reward per claim'),
-  limit: amount('Maximum number of claims'),
+  limit: amount("Maximum number of claims remaining: the contract's limit() less the claims so far"),
   claimedAmount: claimTotals.claimedAmount,
   totalClaims: claimTotals.totalClaims,
   totalAmountClaimed: claimTotals.totalAmountClaimed,

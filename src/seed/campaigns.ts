@@ -289,8 +289,10 @@ function generateIncentive(random: Random, context: CampaignContext, input: Ince
     case 'ERC20Incentive': {
       const limit = claimCount();
       const reward = useHuge ? huge(random, 70) : units(random.pick([1, 2, 5, 10, 20, 50]));
-      params = { asset, strategy: random.chance(0.1) ? 1 : 0, reward: reward.toString(), limit: limit.toString() };
-      capacity = { remainingClaims: limit, remainingBudget: null, fixedAmount: reward, maxAmount: reward };
+      const raffle = random.chance(0.1);
+      params = { asset, strategy: raffle ? 1 : 0, reward: reward.toString(), limit: limit.toString() };
+      // A RAFFLE's claims are entries of amount 0; its one prize is paid at a draw, which the seed leaves undrawn.
+      capacity = { remainingClaims: limit, remainingBudget: null, fixedAmount: raffle ? 0n : reward, maxAmount: raffle ? 0n : reward };
       break;
     }
     case 'CGDAIncentive': {

@@ -111,7 +111,8 @@ function makeClaim(random: Random, target: ClaimTarget, capacity: IncentiveCapac
     capacity.remainingBudget -= amount;
   }
   if (capacity.remainingClaims !== null) capacity.remainingClaims -= 1n;
-  if (amount <= 0n) return null;
+  // Nothing left to pay; a RAFFLE entry (a fixed amount of 0) is a claim all the same.
+  if (amount <= 0n && capacity.fixedAmount !== 0n) return null;
 
   const usdMicros = usdMicrosOf(amount, capacity.decimals, capacity.priceUsd);
   const txHash = `0x${random.hex(32)}`;

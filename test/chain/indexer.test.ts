@@ -91,7 +91,8 @@ describe('indexer end to end on anvil', () => {
         asset: ASSET,
         strategy: 0,
         reward: E18.toString(),
-        limit: '1000000',
+        // Claims left: limit() less the two claims.
+        limit: '999998',
         totalClaims: '2',
         totalAmountClaimed: (2n * E18).toString(),
       },

@@ -99,7 +99,7 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
       ['limit', 'limit'],
     ];
     const getters: Record<string, [string, string][]> = {
-      // ERC20Incentive's `limit` is to be served as the claims remaining (decisions §10); not compared yet.
+      // ERC20Incentive's `limit` is served as the claims left (decisions §10): compared below.
       ERC20Incentive: [
         ['asset', 'asset'],
         ['reward', 'reward'],
@@ -138,8 +138,11 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
           const expected = typeof value === 'string' ? lower(value) : typeof value === 'number' ? value : String(value);
           expect(served[field], `${served.type as string}.${field}`).toBe(expected);
         }
-        // A RAFFLE holds one prize, not reward x limit (decisions §10): not compared until the budget model says so.
-        if (served.remainingBalance !== undefined && served.strategy !== 1) {
+        if (served.type === 'ERC20Incentive') {
+          const left = (await read(incentive, 'limit')) as bigint;
+          expect(served.limit, 'ERC20Incentive.limit (claims left)').toBe((left - ((await read(incentive, 'claims')) as bigint)).toString());
+        }
+        if (served.remainingBalance !== undefined) {
           // What the incentive still holds is its asset balance.
           expect(served.remainingBalance, `${served.type as string}.remainingBalance`).toBe(
             (await balanceOf(served.asset, incentive.assertValidAddress())).toString(),
@@ -150,8 +153,8 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
     }
     expect([...seen].sort()).toEqual(Object.keys(getters).sort());
     const raffle = (await detail(0)).incentives[1]!;
-    // Three entries, each a claim of amount 0; the prize is still held.
-    expect(raffle).toMatchObject({ strategy: 1, totalClaims: '3', totalAmountClaimed: '0' });
+    // Three entries, each a claim of amount 0; the one prize is still held (compared with balanceOf above).
+    expect(raffle).toMatchObject({ strategy: 1, totalClaims: '3', totalAmountClaimed: '0', remainingBalance: parseEther('5').toString() });
     expect(await balanceOf(raffle.asset, world.boosts[0]!.incentives[1]!.assertValidAddress())).toBe(parseEther('5'));
     const pointsVenue = await world.chain.public.readContract({
       address: world.protocol.points,

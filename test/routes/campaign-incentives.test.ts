@@ -27,7 +27,7 @@ describe('incentive variants', () => {
         type: 'CGDAIncentive',
         params: { asset: token.address, initialReward: '1000', rewardDecay: '10', rewardBoost: '1', totalBudget: HUGE },
       },
-      { type: 'ERC20Incentive', params: { asset: token.address, strategy: 1, reward: '5000000', limit: '10' } },
+      { type: 'ERC20Incentive', params: { asset: token.address, strategy: 0, reward: '5000000', limit: '10' } },
       { type: 'PointsIncentive', params: { venue: address(0x12), selector: '0x12345678', reward: '100', limit: '1000' } },
       // An asset the service does not know: its metadata is null.
       { type: 'ERC20VariableIncentive', params: { asset: UNKNOWN_TOKEN, reward: '1', limit: HUGE } },
@@ -94,7 +94,16 @@ describe('incentive variants', () => {
       case 'CGDAIncentive':
         return base;
       case 'ERC20Incentive':
-        return { ...base, claimedAmount: '5000000', totalClaims: '1', totalAmountClaimed: '5000000', remainingBalance: '45000000', metadata: metadata() };
+        // `limit` is the claims left: 10 less the one claim.
+        return {
+          ...base,
+          limit: '9',
+          claimedAmount: '5000000',
+          totalClaims: '1',
+          totalAmountClaimed: '5000000',
+          remainingBalance: '45000000',
+          metadata: metadata(),
+        };
       case 'ERC20VariableIncentive':
         return { ...base, claimedAmount: '0', totalClaims: '0', totalAmountClaimed: '0', remainingBalance: HUGE, metadata: null };
       default:
@@ -133,5 +142,18 @@ describe('incentive variants', () => {
     const response = await app.inject(`/campaigns/${campaignIds.get('ERC20Incentive')}`);
     // 10 claims of 5 USDC budgeted, one claimed: 45 USDC left at $1.
     expect(response.json<{ availableBudgetUsd: string }>().availableBudgetUsd).toBe('45.00');
+  });
+
+  it('counts a RAFFLE as funded with one prize, whatever its entries', async () => {
+    const raffle = await insertCampaign(database.db, {
+      incentives: [{ type: 'ERC20Incentive', params: { asset: token.address, strategy: 1, reward: '5000000', limit: '10' } }],
+    });
+    // Two entries, each a claim of amount 0.
+    for (let entry = 0; entry < 2; entry++) await insertClaim(database.db, { campaignKey: raffle.key, amount: '0', usdValue: '0' });
+    const response = await app.inject(`/campaigns/${raffle.publicId}`);
+    expect(response.json()).toMatchObject({
+      availableBudgetUsd: '5.00',
+      incentives: [{ strategy: 1, limit: '8', totalClaims: '2', totalAmountClaimed: '0', remainingBalance: '5000000' }],
+    });
   });
 });

@@ -74,9 +74,10 @@ describe('reward-kit operations', () => {
                      ON i.campaign_key = w.campaign_key AND i.position = w.incentive_position
                    WHERE w.campaign_key = c.key AND i.type NOT IN ('AllowListIncentive', 'PointsIncentive')
                      AND lower(i.params->>'asset') = (SELECT asset FROM reward)) AS distributed,
-                 (SELECT coalesce(sum(CASE i.type WHEN 'ERC20Incentive' THEN (i.params->>'reward')::numeric * (i.params->>'limit')::numeric
-                                                  WHEN 'CGDAIncentive' THEN (i.params->>'totalBudget')::numeric
-                                                  ELSE (i.params->>'limit')::numeric END), 0)::text
+                 (SELECT coalesce(sum(CASE WHEN i.type = 'ERC20Incentive' AND i.params->>'strategy' = '1' THEN (i.params->>'reward')::numeric
+                                           WHEN i.type = 'ERC20Incentive' THEN (i.params->>'reward')::numeric * (i.params->>'limit')::numeric
+                                           WHEN i.type = 'CGDAIncentive' THEN (i.params->>'totalBudget')::numeric
+                                           ELSE (i.params->>'limit')::numeric END), 0)::text
                     FROM incentives AS i WHERE i.campaign_key = c.key AND i.type NOT IN ('AllowListIncentive', 'PointsIncentive')
                      AND lower(i.params->>'asset') = (SELECT asset FROM reward)) AS budget,
                  (SELECT p.slug FROM action_templates AS t JOIN projects AS p ON p.id = t.project_id WHERE t.id = c.action_template_id) AS slug,

@@ -1,10 +1,12 @@
 -- One incentive as the API shows it: `type`, the variant's stored fields, then, for the variants
 -- that have them, the live fields and the token. The live fields change with every claim, so the
 -- stored text holds a placeholder (the character U+0001, which JSON text escapes and so never
--- contains) that readers replace with incentive_live_json() from campaign_live.
+-- contains) that readers replace with incentive_live_json() from campaign_live. An ERC20Incentive's
+-- `limit` is the claims it has left, so it is a live field too (its stored `limit` is the chain's limit()).
 CREATE OR REPLACE FUNCTION incentive_json(i incentives, t tokens) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT '{' || concat_ws(', ',
     '"type": ' || json_text(i.type),
-    nullif(substr(i.params::text, 2, length(i.params::text) - 2), ''),
+    nullif(substr((CASE WHEN i.type = 'ERC20Incentive' THEN i.params - 'limit' ELSE i.params END)::text, 2,
+                  length((CASE WHEN i.type = 'ERC20Incentive' THEN i.params - 'limit' ELSE i.params END)::text) - 2), ''),
     CASE WHEN incentive_has_live_fields(i.type) THEN chr(1) || ', "metadata": ' || token_metadata_json(t) END) || '}';
 $$;

@@ -1,0 +1,3 @@
+ALTER TABLE "indexer_writes" DROP CONSTRAINT "indexer_writes_chain_id_core_address_kind_natural_key_pk";--> statement-breakpoint
+ALTER TABLE "indexer_writes" ADD CONSTRAINT "indexer_writes_chain_id_core_address_kind_natural_key_block_number_pk" PRIMARY KEY("chain_id","core_address","kind","natural_key","block_number");--> statement-breakpoint
+CREATE INDEX "indexer_incentives_address_idx" ON "indexer_incentives" USING btree ("chain_id","core_address","address");

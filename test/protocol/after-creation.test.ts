@@ -1,0 +1,131 @@
+import type { Boost } from '@boostxyz/sdk';
+import { sql } from 'drizzle-orm';
+import { type Address, erc20Abi, type Hex, parseEther } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { queryRows } from '../../src/db/client.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { indexOnce } from '../chain/chain-fixture.js';
+import { CLAIMANTS, claim, startWorld, type World } from './world.js';
+
+/**
+ * What changes a campaign after its creation, on the protocol's own bytecode (the legacy core that
+ * @boostxyz/sdk ships: it has clawbacks through the budget, but no top-up): clawbacks and the
+ * claims around them, followed by the indexer from the incentives' Claimed logs, and undone exactly
+ * when a reorganisation orphans the blocks that made them. After each step every incentive's
+ * limit, remaining balance and claim count equal what the chain holds.
+ */
+
+const lower = (address: string) => address.toLowerCase();
+const NONE: Hex = '0x0000000000000000000000000000000000000000000000000000000000000000';
+
+describe('the indexer follows what changes after creation (SDK bytecode on anvil)', () => {
+  let world: World;
+  let database: TestDatabase;
+  let app: App;
+  let core: Address;
+  let boosts: [Boost, Boost, Boost, Boost];
+
+  beforeAll(async () => {
+    world = await startWorld();
+    core = world.protocol.core.assertValidAddress();
+    boosts = world.boosts as typeof boosts;
+    const [c1] = CLAIMANTS;
+    await claim(world, boosts[0], 0, c1, NONE);
+    await claim(world, boosts[1], 0, c1, world.protocol.sdk.ERC20VariableIncentive.prototype.buildClaimData(parseEther('3')));
+    await claim(world, boosts[3], 1, c1, NONE);
+    database = await createTestDatabase();
+    await indexOnce(world.chain, core, database);
+    app = await buildTestApp(database);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+    await world?.chain.stop();
+  });
+
+  const call = async (instance: unknown, getter: string): Promise<bigint> => {
+    const method = (instance as Record<string, () => Promise<unknown>>)[getter]!;
+    return BigInt((await method.call(instance)) as bigint);
+  };
+  const balanceOf = (asset: string, holder: Address) =>
+    world.chain.public.readContract({ address: asset as Address, abi: erc20Abi, functionName: 'balanceOf', args: [holder] });
+
+  /** Every incentive of every boost as served, against the chain's getters and balances. */
+  async function expectServedAsOnChain() {
+    for (const boost of boosts) {
+      const response = await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:${boost.id}` });
+      expect(response.statusCode).toBe(200);
+      const served = response.json<{ incentives: Record<string, string>[] }>().incentives;
+      for (const [index, incentive] of boost.incentives.entries()) {
+        const field = served[index]!;
+        const label = `boost ${boost.id} incentive ${index} (${field.type})`;
+        if (field.type === 'ERC20Incentive') {
+          expect(field.limit, `${label} limit: claims left`).toBe(((await call(incentive, 'limit')) - (await call(incentive, 'claims'))).toString());
+        } else if ('limit' in field) {
+          expect(field.limit, `${label} limit`).toBe((await call(incentive, 'limit')).toString());
+        }
+        if (field.type === 'CGDAIncentive') expect(field.totalBudget, `${label} totalBudget`).toBe((await call(incentive, 'totalBudget')).toString());
+        if (field.remainingBalance !== undefined) {
+          expect(field.remainingBalance, `${label} remainingBalance`).toBe((await balanceOf(field.asset!, incentive.assertValidAddress())).toString());
+          expect(field.totalClaims, `${label} totalClaims`).toBe((await call(incentive, 'claims')).toString());
+        }
+      }
+    }
+  }
+
+  /** The budget's manager takes `amount` back out of a boost's incentive, through BoostCore. */
+  async function clawback(boost: Boost, incentiveId: number, amount: bigint) {
+    const incentive = boost.incentives[incentiveId] as unknown as { buildClawbackData(amount: bigint): Hex };
+    await world.protocol.budget.clawbackFromTarget(core, incentive.buildClawbackData(amount), boost.id, incentiveId);
+  }
+
+  const claimsOf = () =>
+    queryRows<{ claimant: string; amount: string; tx_hash: string }>(
+      database.db,
+      sql`SELECT claimant, amount::text, tx_hash FROM claims ORDER BY claimed_at, tx_hash, log_index`,
+    );
+
+  it('serves the limits and balances the chain has after clawbacks of each kind', async () => {
+    await expectServedAsOnChain();
+    // ERC20 POOL: two rewards back (limit 10 -> 8); variable: 5 tokens of its budget; CGDA: its balance only.
+    await clawback(boosts[0], 0, parseEther('2'));
+    await clawback(boosts[1], 0, parseEther('5'));
+    await clawback(boosts[3], 1, parseEther('1'));
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    const erc20 = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0` })).json<{ incentives: Record<string, string>[] }>();
+    expect(erc20.incentives[0]).toMatchObject({ limit: '7', remainingBalance: parseEther('7').toString(), totalClaims: '1' });
+    // A clawback is not a claim.
+    expect(await claimsOf()).toHaveLength(3);
+  });
+
+  it('undoes a clawback and a claim that a reorganisation orphans, and follows the new branch', async () => {
+    const snapshot = await world.chain.snapshot();
+    const head = await world.chain.public.getBlockNumber();
+    const [, c2, c3] = CLAIMANTS;
+    // The branch to be orphaned: another clawback and a claim of the same incentive.
+    await clawback(boosts[0], 0, parseEther('3'));
+    await claim(world, boosts[0], 0, c2, NONE);
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    expect((await claimsOf()).map((row) => row.claimant)).toContain(lower(c2.address));
+
+    // The other branch, from the same block: a claim of another incentive, and longer.
+    await world.chain.revert(snapshot);
+    expect(await world.chain.public.getBlockNumber()).toBe(head);
+    await claim(world, boosts[1], 0, c3, world.protocol.sdk.ERC20VariableIncentive.prototype.buildClaimData(parseEther('2')));
+    await world.chain.mine(5);
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    const claims = await claimsOf();
+    expect(claims.map((row) => row.claimant)).not.toContain(lower(c2.address));
+    expect(claims.map((row) => row.claimant)).toContain(lower(c3.address));
+    for (const row of claims) {
+      const receipt = await world.chain.public.getTransactionReceipt({ hash: row.tx_hash as Hex });
+      expect(receipt.status).toBe('success');
+    }
+  });
+});
