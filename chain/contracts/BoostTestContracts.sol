@@ -2,7 +2,7 @@
 pragma solidity ^0.8.24;
 
 // Stand-ins for the Boost protocol's contracts (boostxyz/boost-protocol at 7d8321d), written for the
-// indexer's tests and the chain demo. They emit the protocol's events and answer its view functions
+// indexer's tests and the benchmark. They emit the protocol's events and answer its view functions
 // with the signatures, struct layouts, enum values and interface ids of /work/shared/spec/chain-facts.md;
 // they do not check signatures, move tokens or clone components. Rebuild the committed artifacts with
 // `npm run chain:compile` (solc-js from the npm registry, pinned in package.json).

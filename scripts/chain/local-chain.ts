@@ -21,7 +21,8 @@ import { allowListInitParameters, createBoostPayloadParameters } from '../../src
  * A local chain for tests, the demo and the benchmark: anvil from the npm registry
  * (@foundry-rs/anvil-linux-amd64, the platform package of @foundry-rs/anvil, which holds the binary), the test contracts of
  * chain/contracts/ (compiled artifacts committed; `npm run chain:compile` rebuilds them), and
- * helpers that create boosts and claim the way the protocol's users do.
+ * helpers that create boosts on the Solidity stand-ins and claim from them the way the protocol's
+ * users do (test/chain/ and the benchmark; the real protocol is protocol.ts and boosts.ts).
  */
 
 const require = createRequire(import.meta.url);

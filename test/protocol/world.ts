@@ -1,8 +1,9 @@
-import { type Boost, Roles, SignatureType, StrategyType } from '@boostxyz/sdk';
+import { type Boost, Roles, StrategyType } from '@boostxyz/sdk';
 import { type Address, type Hex, parseEther, parseUnits, zeroAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { boostBasics, claim as claimThroughSdk, ISSUE_SELECTOR, transferCriteria } from '../../scripts/chain/boosts.js';
 import { type LocalChain, startAnvil } from '../../scripts/chain/local-chain.js';
-import { deployProtocol, devAccount, type Protocol, sampleAction } from '../../scripts/chain/protocol.js';
+import { deployProtocol, devAccount, type Protocol } from '../../scripts/chain/protocol.js';
 
 /**
  * The real-protocol suite's world: the protocol deployed from the SDK's bytecode, and campaigns
@@ -15,8 +16,6 @@ export const CAMPAIGN_OWNER = devAccount(5);
 export const CLAIMANTS = [devAccount(1), devAccount(2), devAccount(3)] as const;
 export const RELAYER = devAccount(4);
 export const REFERRER: Address = '0x00000000000000000000000000000000000000aa';
-/** PointsIncentive calls `issue(address,uint256)` on the points venue. */
-export const ISSUE_SELECTOR: Hex = '0x867904b4';
 
 export interface World {
   chain: LocalChain;
@@ -28,24 +27,12 @@ export interface World {
   membershipList: Address;
 }
 
-const criteria = (token: Address) => ({
-  criteriaType: SignatureType.EVENT,
-  signature: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as Hex,
-  fieldIndex: 2,
-  targetContract: token,
-});
-
 export async function startWorld(): Promise<World> {
   const chain = await startAnvil();
   const protocol = await deployProtocol(chain);
   const { core, budget, token, usd, points, registry, owner } = protocol;
   // Fresh component instances for each boost: the SDK binds an instance to the clone it made.
-  const common = () => ({
-    protocolFee: 0n,
-    budget,
-    action: core.EventAction(sampleAction(token, chain.chainId)),
-    validator: core.SignerValidator({ signers: [owner.address], validatorCaller: core.assertValidAddress() }),
-  });
+  const common = () => boostBasics(protocol);
   const manager = budget.assertValidAddress();
 
   const sharedList = await registry.initialize(
@@ -77,7 +64,7 @@ export async function startWorld(): Promise<World> {
       allowList: core.SimpleDenyList({ owner: owner.address, denied: [RELAYER.address] }),
       incentives: [
         core.ERC20VariableIncentive({ asset: token, reward: 0n, limit: parseEther('20'), manager }),
-        core.ERC20VariableCriteriaIncentive({ asset: token, reward: parseEther('0.5'), limit: parseEther('30'), maxReward: parseEther('4'), criteria: criteria(token) }),
+        core.ERC20VariableCriteriaIncentive({ asset: token, reward: parseEther('0.5'), limit: parseEther('30'), maxReward: parseEther('4'), criteria: transferCriteria(token) }),
       ],
     }),
   );
@@ -96,7 +83,7 @@ export async function startWorld(): Promise<World> {
           limit: parseUnits('300', 6),
           maxReward: parseUnits('50', 6),
           manager,
-          criteria: criteria(usd),
+          criteria: transferCriteria(usd),
         }),
       ],
     }),
@@ -130,18 +117,6 @@ export async function startWorld(): Promise<World> {
 
 /** A claim signed by the validator's signer and sent by the claimant, or by a relayer with a referrer. */
 export async function claim(world: World, boost: Boost, incentiveId: number, claimant: PrivateKeyAccount, incentiveData: Hex, via?: 'relayer') {
-  const { protocol, chain } = world;
-  const data = await boost.validator.encodeClaimData({
-    signer: { account: protocol.owner.address, key: '0x', privateKey: protocol.owner },
-    incentiveData,
-    chainId: chain.chainId,
-    incentiveQuantity: boost.incentives.length,
-    claimant: claimant.address,
-    boostId: boost.id,
-  });
-  if (via === 'relayer') {
-    await protocol.coreAs(RELAYER).claimIncentiveFor(boost.id, BigInt(incentiveId), REFERRER, data, claimant.address);
-  } else {
-    await protocol.coreAs(claimant).claimIncentive(boost.id, BigInt(incentiveId), zeroAddress, data);
-  }
+  const options = via === 'relayer' ? { sender: RELAYER, referrer: REFERRER } : { sender: claimant };
+  await claimThroughSdk(world.protocol, boost, incentiveId, claimant.address, incentiveData, options);
 }
