@@ -13,9 +13,9 @@ const word16 = (value: number) => numberToHex(value, { size: 2 });
 export function stubCode(answers: Record<string, Hex | 'revert'>): Hex {
   const entries = Object.entries(answers).map(([signature, answer]) => ({ selector: toFunctionSelector(signature), answer }));
   // PUSH1 0 CALLDATALOAD PUSH1 0xe0 SHR: the selector.
-  const prologue = '0x600035' + '60e01c';
+  const prologue: Hex = '0x60003560e01c';
   const dispatchSize = 11; // DUP1 PUSH4 selector EQ PUSH2 dest JUMPI
-  const fallback = '0x600080fd'; // PUSH1 0 DUP1 REVERT
+  const fallback: Hex = '0x600080fd'; // PUSH1 0 DUP1 REVERT
   const bodySize = (answer: Hex | 'revert') => (answer === 'revert' ? 5 : 16);
   let offset = 6 + dispatchSize * entries.length + 4;
   const destinations = entries.map(({ answer }) => {
@@ -33,14 +33,14 @@ export function stubCode(answers: Record<string, Hex | 'revert'>): Hex {
     }
     const length = size(answer);
     // JUMPDEST; CODECOPY(0, dataOffset, length); RETURN(0, length)
-    bodies.push(`0x5b61${word16(length).slice(2)}61${word16(dataOffset).slice(2)}600039` + `61${word16(length).slice(2)}6000f3`);
+    bodies.push(`0x5b61${word16(length).slice(2)}61${word16(dataOffset).slice(2)}60003961${word16(length).slice(2)}6000f3`);
     data.push(answer);
     dataOffset += length;
   }
   const dispatch = entries.map(
     ({ selector }, index) => `0x8063${selector.slice(2)}1461${word16(destinations[index]!).slice(2)}57` as Hex,
   );
-  return concat([prologue as Hex, ...dispatch, fallback as Hex, ...bodies, ...data]);
+  return concat([prologue, ...dispatch, fallback, ...bodies, ...data]);
 }
 
 export async function setStub(chain: LocalChain, address: Address, answers: Record<string, Hex | 'revert'>): Promise<void> {
