@@ -100,6 +100,11 @@ export const tokens = pgTable(
     holders: integer('holders'),
     /** Marked blocked by the operator on this chain (GET /blocklist); a blocked token is never whitelisted. */
     isBlocked: boolean('is_blocked').notNull().default(false),
+    /**
+     * `decimals` were read from the token's contract by the indexer (src/indexer/tokens.ts): an import
+     * does not change them, and the indexer does not read the token again.
+     */
+    decimalsFromChain: boolean('decimals_from_chain').notNull().default(false),
   },
   (table) => [
     primaryKey({ columns: [table.chainId, table.address] }),

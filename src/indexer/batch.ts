@@ -19,6 +19,7 @@ import {
   storedAllowLists,
   storedCampaigns,
 } from './store.js';
+import { chainTokenRecords } from './tokens.js';
 
 /**
  * One block range's logs turned into ingest records (docs/writing-data.md): a campaign from each
@@ -285,6 +286,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     }),
   );
   records.push(...allowListRecords.values(), ...campaignRecords);
+  records.push(...(await chainTokenRecords(rpc, database, chainId, campaignRecords, input.readAt, logger)));
 
   // Claimed logs by transaction, incentive and recipient, in log order; each pays one BoostClaimed after it.
   const claimedBy = new Map<string, { amount: bigint; logIndex: number; used: boolean }[]>();

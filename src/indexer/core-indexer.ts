@@ -139,6 +139,8 @@ export class CoreIndexer {
     const state = { checkpoint, blocks, journal: batch.journal, incentives: batch.incentives, forgetBelow: to - BigInt(this.options.reorgDepth) };
     await ingest(database, sourceOf(batch.records), {
       derived: 'live',
+      // Its token records are what the tokens' contracts answered (src/indexer/tokens.ts).
+      tokensFromChain: true,
       // An import that changed what the records were built from rolls this back (StaleBasisError).
       beforeMerge: (session) => confirmBasis(session, this.id, batch.basis),
       beforeCommit: (session) => writeState(session, this.id, state),

@@ -40,6 +40,8 @@ interface Column {
   value: string;
   /** Written on insert only (a user's id). */
   insertOnly?: boolean;
+  /** What an update sets, over the stored row `t` and the record's row `excluded`; `excluded.<name>` by default. */
+  update?: string;
 }
 
 interface UpsertSpec {
@@ -57,7 +59,7 @@ const JOIN_NAMED_CAMPAIGN = `JOIN campaigns AS c ON c.public_id = (s.record->>'c
 
 const text = (field: string) => `r->>'${field}'`;
 const cast = (field: string, type: string) => `(r->>'${field}')::${type}`;
-const col = (name: string, value: string, insertOnly = false): Column => ({ name, value, insertOnly });
+const col = (name: string, value: string, insertOnly = false, update?: string): Column => ({ name, value, insertOnly, update });
 /** JSON null and absence alike become SQL NULL. */
 const jsonOrNull = (field: string) => `nullif(r->'${field}', 'null'::jsonb)`;
 
@@ -72,7 +74,8 @@ const UPSERTS: UpsertSpec[] = [
       col('id', cast('id', 'uuid')),
       col('name', text('name')),
       col('symbol', text('symbol')),
-      col('decimals', cast('decimals', 'smallint')),
+      // Decimals read from the token's contract stay: an import never changes them (decisions section 10).
+      col('decimals', cast('decimals', 'smallint'), false, 'CASE WHEN t.decimals_from_chain THEN t.decimals ELSE excluded.decimals END'),
       col('image_uri', text('imageUri')),
       col('is_whitelisted', `coalesce(${cast('isWhitelisted', 'boolean')}, false)`),
       col('is_blocked', `coalesce(${cast('isBlocked', 'boolean')}, false)`),
@@ -262,6 +265,28 @@ const UPSERTS: UpsertSpec[] = [
 ];
 
 /**
+ * Token records the indexer read from the tokens' contracts (ingest option `tokensFromChain`): they
+ * set the decimals and mark them read from the chain, and fill in a name or symbol the row does not
+ * have; every other field of a stored row (an import's id, name, image, whitelist, price) stays.
+ */
+const CHAIN_TOKEN_UPDATES: Record<string, string> = {
+  decimals: 'excluded.decimals',
+  decimals_from_chain: 'true',
+  name: `CASE WHEN t.name = '' THEN excluded.name ELSE t.name END`,
+  symbol: `CASE WHEN t.symbol = '' THEN excluded.symbol ELSE t.symbol END`,
+};
+
+function chainTokenSpec(spec: UpsertSpec): UpsertSpec {
+  return {
+    ...spec,
+    columns: [...spec.columns, col('decimals_from_chain', 'true')].map((column) => {
+      const update = CHAIN_TOKEN_UPDATES[column.name];
+      return update === undefined ? { ...column, insertOnly: true } : { ...column, insertOnly: false, update };
+    }),
+  };
+}
+
+/**
  * The tables an import into an empty database loads with their indexes and constraints set aside
  * (ingest/write.ts): the large ones, which the merge reads only through joins (hash joins need no
  * index). Into those, plain INSERTs: an empty table has nothing to conflict with, and the staging check already
@@ -278,10 +303,13 @@ export const BULK_TABLES = [
 ];
 
 /** The statement that upserts every staged (not deleted) record of a kind, and what it returns. */
-export function upsertStatement(kind: RecordKind, bulk = false): { sql: string; countsRows: boolean } {
-  const spec = UPSERTS.find((candidate) => candidate.kind === kind)!;
+export function upsertStatement(kind: RecordKind, bulk = false, tokensFromChain = false): { sql: string; countsRows: boolean } {
+  const stored = UPSERTS.find((candidate) => candidate.kind === kind)!;
+  const spec = kind === 'token' && tokensFromChain ? chainTokenSpec(stored) : stored;
   const names = spec.columns.map((column) => column.name);
-  const updated = spec.columns.filter((column) => !column.insertOnly && !spec.conflict.includes(column.name)).map((column) => column.name);
+  const updatedColumns = spec.columns.filter((column) => !column.insertOnly && !spec.conflict.includes(column.name));
+  const updated = updatedColumns.map((column) => column.name);
+  const values = updatedColumns.map((column) => column.update ?? `excluded.${column.name}`);
   const source = `SELECT ${spec.columns.map((column) => `${column.value} AS ${column.name}`).join(',\n         ')}
     FROM ${stageTable(kind)} AS s ${spec.join ?? ''}${asRecord(kind)}
    WHERE NOT s.deleted
@@ -290,8 +318,8 @@ export function upsertStatement(kind: RecordKind, bulk = false): { sql: string; 
     bulk && BULK_TABLES.includes(spec.table)
       ? ''
       : `ON CONFLICT (${spec.conflict.join(', ')}) DO UPDATE
-     SET ${updated.map((name) => `${name} = excluded.${name}`).join(', ')}
-   WHERE (${updated.map((name) => `t.${name}`).join(', ')}) IS DISTINCT FROM (${updated.map((name) => `excluded.${name}`).join(', ')})`;
+     SET ${updated.map((name, index) => `${name} = ${values[index]}`).join(', ')}
+   WHERE (${updated.map((name) => `t.${name}`).join(', ')}) IS DISTINCT FROM (${values.join(', ')})`;
   const insert = `INSERT INTO ${spec.table} AS t (${names.join(', ')})
   ${source}
   ${onConflict}`;

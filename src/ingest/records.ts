@@ -98,7 +98,9 @@ export const TokenRecord = record(
     volume24hUsd: orNull(Decimal(32, 6)),
     holders: orNull(Integer(0, 2_147_483_647)),
   },
-  'A token the service knows (metadata, whitelist, blocklist, price). Natural key: chainId, address. A blocked token cannot be whitelisted.',
+  'A token the service knows (metadata, whitelist, blocklist, price). Natural key: chainId, address. A blocked token cannot be whitelisted. ' +
+    "Once the indexer has read the token's decimals from its contract, those stay and a record's decimals are ignored; " +
+    'name, symbol, imageUri (empty: no image), whitelist and price are always the record\'s.',
 );
 
 const projectKey = { id: Uuid };

@@ -54,6 +54,12 @@ export interface IngestOptions {
   derived?: 'deferred' | 'live';
   /** Validate, check and merge, then roll back: nothing is written. */
   dryRun?: boolean;
+  /**
+   * The token records are facts the indexer read from the tokens' contracts: they set `decimals`,
+   * which no import changes afterwards, and fill in a name or symbol the stored row does not have;
+   * the stored row's other fields stay (src/ingest/merge.ts). An import never sets this.
+   */
+  tokensFromChain?: boolean;
   /** Called after each staged record (cheap; the caller throttles what it shows). */
   onRecord?: (count: number) => void;
   onPhase?: (phase: IngestPhase, ms: number) => void;
@@ -114,7 +120,7 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         sql.raw(`SELECT ${BULK_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
       );
       const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
-      const summary = await phase('merge', () => merge(session, stager, empty, options.onStep));
+      const summary = await phase('merge', () => merge(session, stager, empty, options.onStep, options.tokensFromChain));
       if (restore.length > 0) {
         await phase('rebuild indexes', async () => {
           for (const statement of restore) await session.query(sql.raw(statement));
@@ -150,6 +156,7 @@ async function merge(
   stager: Stager,
   bulk: boolean,
   onStep: (step: string, ms: number) => void = () => undefined,
+  tokensFromChain = false,
 ): Promise<IngestSummary> {
   const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
     const started = Date.now();
@@ -163,7 +170,7 @@ async function merge(
   for (const { kind } of RECORD_KINDS) {
     if (stager.counts.get(kind)!.upserts === 0) continue;
     await timed(`${kind}: check references`, () => checkReferences(session, kind));
-    const { sql: upsert, countsRows } = upsertStatement(kind, bulk);
+    const { sql: upsert, countsRows } = upsertStatement(kind, bulk, tokensFromChain);
     const rows = await timed(`${kind}: upsert`, () => run(session, kind, upsert));
     if (countsRows) {
       const [counts] = rows as { inserted: number; updated: number }[];

@@ -18,7 +18,9 @@ export const TokenMetadata = Type.Object(
     decimals: Type.Integer({ minimum: 0, maximum: 77, examples: [18] }),
     name: Type.String(),
     symbol: Type.String(),
-    imageUri: Type.String({ format: 'uri' }),
+    imageUri: Type.Union([Type.String({ format: 'uri' }), Type.Literal('')], {
+      description: "The token's image; an empty string when the service has none (a token known only from its contract)",
+    }),
   },
   { $id: 'TokenMetadata', additionalProperties: false, description: 'Metadata of the token an incentive pays.' },
 );

@@ -240,8 +240,9 @@ function toTrendingIncentive(row: TrendingIncentiveRow): TrendingEntry['incentiv
     maxReward: maxReward.toString(),
     maxRewardUsdValue: microsToNumber(usdMicrosOf(maxReward, decimals, price)),
     rewardUsdValue: microsToNumber(usdMicrosOf(rewardAmount, decimals, price)),
-    ...present('tokenSymbol', row.token_symbol),
-    ...present('tokenImageUri', row.token_image_uri),
+    // A token known only from its contract has no image, and may have no sensible symbol (both stored as '').
+    ...present('tokenSymbol', row.token_symbol || null),
+    ...present('tokenImageUri', row.token_image_uri || null),
     metadata:
       row.token_address === null
         ? null

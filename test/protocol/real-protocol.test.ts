@@ -165,6 +165,22 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
     expect(pointsVenue).toBe(7n);
   });
 
+  it("serves each paying token's decimals, symbol and name as its ERC-20 contract answers them", async () => {
+    const assets = new Set<string>();
+    for (const boost of world.boosts) {
+      for (const served of (await detail(Number(boost.id))).incentives) {
+        // CGDAIncentive pays a token but shows no metadata (the description's variant has none).
+        if (typeof served.asset !== 'string' || !('metadata' in served)) continue;
+        const address = served.asset as Address;
+        const erc20 = (functionName: 'decimals' | 'symbol' | 'name') => world.chain.public.readContract({ address, abi: erc20Abi, functionName });
+        const [decimals, symbol, name] = await Promise.all([erc20('decimals'), erc20('symbol'), erc20('name')]);
+        expect(served.metadata, `${served.type as string} ${address}`).toMatchObject({ chainId: world.chain.chainId, address, decimals, symbol, name });
+        assets.add(address);
+      }
+    }
+    expect([...assets].sort()).toEqual([lower(world.protocol.token), lower(world.protocol.usd)].sort());
+  });
+
   it('serves the action steps and claimant as the EventAction has them', async () => {
     for (const boost of world.boosts) {
       const campaign = await detail(Number(boost.id));

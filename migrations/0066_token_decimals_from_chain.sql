@@ -1,0 +1,1 @@
+ALTER TABLE "tokens" ADD COLUMN "decimals_from_chain" boolean DEFAULT false NOT NULL;
