@@ -12,6 +12,7 @@ import { claimValues } from './claim-values.js';
 import {
   type CoreId,
   type IncentiveRow,
+  hasClaimed,
   incentivesAt,
   type JournalEntry,
   type KnownIncentive,
@@ -285,17 +286,14 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       journalUndo(blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
     }),
   );
-  records.push(...allowListRecords.values(), ...campaignRecords);
-  records.push(...(await chainTokenRecords(rpc, database, chainId, campaignRecords, input.readAt, logger)));
-
   // Claimed logs by transaction, incentive and recipient, in log order; each pays one BoostClaimed after it.
-  const claimedBy = new Map<string, { amount: bigint; logIndex: number; used: boolean }[]>();
+  const claimedBy = new Map<string, PaidLog[]>();
   for (const log of input.incentiveLogs) {
     const claimed = decodeClaimed(log);
     if (!claimed) continue;
     const key = `${log.transactionHash}:${lower(log.address)}:${claimed.recipient}`;
     const list = claimedBy.get(key) ?? [];
-    list.push({ amount: claimed.amount, logIndex: Number(log.logIndex), used: false });
+    list.push({ ...claimed, log, logIndex: Number(log.logIndex), used: false });
     claimedBy.set(key, list);
   }
 
@@ -340,12 +338,93 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       },
     });
   }
+  claims.push(...(await rafflePayouts()));
+  await joinAllowLists();
+  records.push(...allowListRecords.values(), ...campaignRecords);
+  records.push(...(await chainTokenRecords(rpc, database, chainId, campaignRecords, input.readAt, logger)));
   await claimValues(database, chainId, claims);
   for (const { record, blockNumber } of claims) {
     records.push(record);
     journalUndo(blockNumber, { kind: 'claim', deleted: true, chainId, txHash: record.txHash, logIndex: record.logIndex });
   }
   return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: campaignRecords.length, skipped };
+
+  /**
+   * A RAFFLE's draw pays its winner with a Claimed that no BoostClaimed goes with: a claim of the
+   * winner, at the draw's transaction and log. A clawback's Claimed has no BoostClaimed either, but
+   * a RAFFLE can only be clawed back before its first entry: a recipient who entered is a winner.
+   */
+  async function rafflePayouts(): Promise<typeof claims> {
+    const incentiveAt = new Map<string, { boostId: string; position: number }>();
+    for (const [boostId, list] of incentivesOf) {
+      for (const incentive of list) if (incentive && incentive.position !== null) incentiveAt.set(incentive.address, { boostId, position: incentive.position });
+    }
+    for (const [boostId, { incentives }] of changed) for (const row of incentives) incentiveAt.set(row.address, { boostId, position: row.position! });
+    const payouts: typeof claims = [];
+    for (const paid of [...claimedBy.values()].flat()) {
+      const at = paid.used ? undefined : incentiveAt.get(lower(paid.log.address));
+      const incentive = at && paramsOf.get(at.boostId)?.incentives[at.position];
+      if (!at || incentive?.type !== 'ERC20Incentive' || (incentive.params as Record<string, unknown>).strategy !== 1) continue;
+      const campaign = publicId(at.boostId);
+      const entered =
+        claims.some(({ record }) => record.campaign === campaign && record.incentivePosition === at.position && record.claimant === paid.recipient) ||
+        (await hasClaimed(database, campaign, at.position, paid.recipient));
+      if (!entered) continue;
+      const blockNumber = BigInt(paid.log.blockNumber);
+      payouts.push({
+        blockNumber,
+        asset: typeof incentive.params.asset === 'string' ? incentive.params.asset : null,
+        record: {
+          kind: 'claim',
+          chainId,
+          txHash: lower(paid.log.transactionHash),
+          logIndex: paid.logIndex,
+          campaign,
+          incentivePosition: at.position,
+          claimant: paid.recipient,
+          amount: paid.amount.toString(),
+          usdValue: '0',
+          ethValueWei: '0',
+          claimedAt: new Date(input.timestamps.get(blockNumber)! * 1000).toISOString(),
+        },
+      });
+    }
+    return payouts;
+  }
+
+  /**
+   * An AllowListIncentive's claim adds its claimant to the incentive's allow list (setAllowed): a
+   * stored list gains the member. A list no campaign uses is not stored, and nothing shows it.
+   */
+  async function joinAllowLists(): Promise<void> {
+    const joined = new Map<string, { claimants: Set<string>; blockNumber: bigint }>();
+    for (const { record, blockNumber } of claims) {
+      const boostId = record.campaign.split(':')[2]!;
+      const incentive = paramsOf.get(boostId)?.incentives[record.incentivePosition];
+      const list = (incentive?.params as Record<string, unknown> | undefined)?.allowListAddress;
+      if (incentive?.type !== 'AllowListIncentive' || typeof list !== 'string') continue;
+      const entry = joined.get(lower(list)) ?? { claimants: new Set<string>(), blockNumber };
+      entry.claimants.add(record.claimant);
+      joined.set(lower(list), entry);
+    }
+    for (const [contractAddress, { claimants, blockNumber }] of joined) {
+      const existing = allowListRecords.get(contractAddress) ?? (await storedAllowList(contractAddress));
+      if (existing?.type !== 'SimpleAllowList') continue;
+      const members = existing.addresses ?? [];
+      const addresses = [...new Set([...members, ...claimants])].sort();
+      if (addresses.length === members.length) continue;
+      allowListRecords.set(contractAddress, { ...existing, addresses });
+      journalUndo(blockNumber, { kind: 'allowList', deleted: true, chainId, contractAddress }, existing);
+    }
+  }
+}
+
+interface PaidLog {
+  recipient: string;
+  amount: bigint;
+  log: RawLog;
+  logIndex: number;
+  used: boolean;
 }
 
 /**

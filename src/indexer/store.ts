@@ -109,6 +109,17 @@ export async function incentivesAt(database: DatabaseHandle, { chainId, core }: 
   }));
 }
 
+/** Whether `claimant` has a claim of the campaign's incentive at `position`. */
+export async function hasClaimed(database: DatabaseHandle, campaign: string, position: number, claimant: string): Promise<boolean> {
+  const rows = await read(database, (session) =>
+    session.query<{ found: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM claims AS k JOIN campaigns AS c ON c.key = k.campaign_key
+                          WHERE c.public_id = ${campaign} AND k.incentive_position = ${position} AND k.claimant = ${claimant}) AS found`,
+    ),
+  );
+  return rows[0]?.found === true;
+}
+
 export async function storedCampaigns(source: ReadSource, { chainId, core }: CoreId, boostIds: string[]): Promise<Map<string, CampaignRecord>> {
   const result = new Map<string, CampaignRecord>();
   if (boostIds.length === 0) return result;
