@@ -6,7 +6,6 @@ import { ASSET, type Deployed, type LocalChain, TARGET, userAddress, VENUE } fro
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCampaigns, importRecords, indexOnce, MEMBERS, makeClaims, operatorRecords, startChain } from './chain-fixture.js';
-import { databaseState } from './database-state.js';
 
 /**
  * End to end on a real local chain (anvil from npm): the test contracts are deployed, two boosts
@@ -152,11 +151,5 @@ describe('indexer end to end on anvil', () => {
     expect(contracts.json()).toEqual([
       { chainId: chain.chainId, address: TARGET, name: 'Target Protocol', stats: { campaignCount: 2, totalClaims: 5, totalAmountClaimedUsd: 7 } },
     ]);
-  });
-
-  it('indexing again from the checkpoint changes nothing', async () => {
-    const before = await databaseState(database);
-    await indexOnce(chain, deployed.core, database);
-    expect(await databaseState(database)).toEqual(before);
   });
 });

@@ -1,13 +1,13 @@
 import { type Boost, StrategyType } from '@boostxyz/sdk';
 import { sql } from 'drizzle-orm';
-import { type Address, erc20Abi, type Hex, parseEther } from 'viem';
+import { type Address, erc20Abi, type Hex, parseEther, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { boostBasics } from '../../scripts/chain/boosts.js';
-import { indexOnce } from '../chain/chain-fixture.js';
+import { amountData, boostBasics } from '../../scripts/chain/boosts.js';
+import { importRecords, indexOnce } from '../chain/chain-fixture.js';
 import { CLAIMANTS, claim, startWorld, type World } from './world.js';
 
 /**
@@ -22,6 +22,14 @@ import { CLAIMANTS, claim, startWorld, type World } from './world.js';
 
 const lower = (address: string) => address.toLowerCase();
 const NONE: Hex = '0x0000000000000000000000000000000000000000000000000000000000000000';
+const CLAIMED = {
+  type: 'event',
+  name: 'Claimed',
+  inputs: [
+    { type: 'address', name: 'recipient', indexed: true },
+    { type: 'bytes', name: 'data', indexed: false },
+  ],
+} as const;
 
 describe('the indexer follows what changes after creation (SDK bytecode on anvil)', () => {
   let world: World;
@@ -47,6 +55,11 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     await claim(world, boosts[1], 0, c1, world.protocol.sdk.ERC20VariableIncentive.prototype.buildClaimData(parseEther('3')));
     await claim(world, boosts[3], 1, c1, NONE);
     database = await createTestDatabase();
+    // Prices, as an operator imports them: USD budgets and trending need them.
+    await importRecords(database, [
+      { kind: 'token', chainId: world.chain.chainId, address: lower(token), id: 'aaaaaaaa-0000-4000-8000-000000000001', name: 'Test', symbol: 'TEST', decimals: 18, imageUri: '', isWhitelisted: true, priceUsd: '2' },
+      { kind: 'token', chainId: world.chain.chainId, address: lower(world.protocol.usd), id: 'aaaaaaaa-0000-4000-8000-000000000002', name: 'Test USD', symbol: 'TUSD', decimals: 6, imageUri: '', isWhitelisted: true, priceUsd: '1' },
+    ]);
     await indexOnce(world.chain, core, database);
     app = await buildTestApp(database);
   }, 120_000);
@@ -87,6 +100,52 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     }
   }
 
+  /**
+   * Each campaign's budgets against the chain: what each incentive paying a token holds (balanceOf)
+   * and paid (its Claimed logs to anyone but the budget, which a clawback pays), as the detail's
+   * availableBudgetUsd and the reward kit's totalBudget and rewardsDistributed (of the first paying
+   * incentive's token) sum them.
+   */
+  async function expectBudgetsAsOnChain() {
+    const prices: Record<string, { usd: number; decimals: number }> = {
+      [lower(world.protocol.token)]: { usd: 2, decimals: 18 },
+      [lower(world.protocol.usd)]: { usd: 1, decimals: 6 },
+    };
+    const budget = lower(world.protocol.budget.assertValidAddress());
+    const rewards = (await app.inject({ url: '/reward-kit/campaigns?tokenWhitelist=false&pageSize=100&sortBy=recently-deployed' })).json<{
+      campaigns: { id: string; totalBudget: string; rewardsDistributed: string }[];
+    }>().campaigns;
+    for (const boost of boosts) {
+      const id = `${world.chain.chainId}:${lower(core)}:${boost.id}`;
+      const detail = (await app.inject({ url: `/campaigns/${id}` })).json<{ availableBudgetUsd: string | null; incentives: Record<string, string>[] }>();
+      let availableMicros = 0n;
+      let rewardAsset: string | null = null;
+      let totalBudget = 0n;
+      let distributed = 0n;
+      for (const [index, incentive] of boost.incentives.entries()) {
+        const asset = detail.incentives[index]!.asset;
+        if (asset === undefined || detail.incentives[index]!.type === 'PointsIncentive') continue;
+        const address = incentive.assertValidAddress();
+        const held = await balanceOf(asset, address);
+        const logs = await world.chain.public.getLogs({ address, event: CLAIMED, fromBlock: 0n });
+        const paid = logs
+          .filter((log) => lower(log.args.recipient!) !== budget)
+          .reduce((sum, log) => sum + BigInt(`0x${log.args.data!.slice(2 + 80, 2 + 144)}`), 0n);
+        const price = prices[lower(asset)]!;
+        availableMicros += (held * BigInt(price.usd * 1_000_000)) / 10n ** BigInt(price.decimals);
+        rewardAsset ??= lower(asset);
+        if (lower(asset) !== rewardAsset) continue;
+        totalBudget += held + paid;
+        distributed += paid;
+      }
+      expect(detail.availableBudgetUsd, `${id} availableBudgetUsd`).toBe((Number(availableMicros / 10_000n) / 100).toFixed(2));
+      const entry = rewards.find((reward) => reward.id === id);
+      if (entry) expect({ totalBudget: entry.totalBudget, rewardsDistributed: entry.rewardsDistributed }, id).toEqual({ totalBudget: totalBudget.toString(), rewardsDistributed: distributed.toString() });
+    }
+    // Every campaign with budget left is a reward the kit lists.
+    expect(rewards.length).toBeGreaterThanOrEqual(4);
+  }
+
   /** The budget's manager takes `amount` back out of a boost's incentive, through BoostCore. */
   async function clawback(boost: Boost, incentiveId: number, amount: bigint) {
     const incentive = boost.incentives[incentiveId] as unknown as { buildClawbackData(amount: bigint): Hex };
@@ -107,6 +166,7 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     await clawback(boosts[3], 1, parseEther('1'));
     await indexOnce(world.chain, core, database);
     await expectServedAsOnChain();
+    await expectBudgetsAsOnChain();
     const erc20 = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0` })).json<{ incentives: Record<string, string>[] }>();
     expect(erc20.incentives[0]).toMatchObject({ limit: '7', remainingBalance: parseEther('7').toString(), totalClaims: '1' });
     // A clawback is not a claim.
@@ -131,11 +191,8 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     }
     await indexOnce(world.chain, core, database);
     await expectServedAsOnChain();
-    const [draw] = await world.chain.public.getLogs({
-      address: raffle.assertValidAddress(),
-      event: { type: 'event', name: 'Claimed', inputs: [{ type: 'address', name: 'recipient', indexed: true }, { type: 'bytes', name: 'data', indexed: false }] },
-      fromBlock: 0n,
-    });
+    await expectBudgetsAsOnChain();
+    const [draw] = await world.chain.public.getLogs({ address: raffle.assertValidAddress(), event: CLAIMED, fromBlock: 0n });
     const winner = lower(draw!.args.recipient!);
     expect([lower(c1.address), lower(c2.address)]).toContain(winner);
     const payout = (await claimsOf()).filter((row) => row.tx_hash === draw!.transactionHash);
@@ -164,12 +221,21 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     const snapshot = await world.chain.snapshot();
     const head = await world.chain.public.getBlockNumber();
     const [, c2, c3] = CLAIMANTS;
-    // The branch to be orphaned: another clawback and a claim of the same incentive.
+    // The branch to be orphaned: another clawback, a claim of the same incentive, and a new boost.
     await clawback(boosts[0], 0, parseEther('3'));
     await claim(world, boosts[0], 0, c2, NONE);
+    const { core: sdkCore, token } = world.protocol;
+    const orphan = await sdkCore.createBoost({
+      ...boostBasics(world.protocol),
+      maxParticipants: 0n,
+      allowList: sdkCore.OpenAllowList(),
+      incentives: [sdkCore.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: parseEther('1'), limit: 1n, manager: world.protocol.budget.assertValidAddress() })],
+    });
     await indexOnce(world.chain, core, database);
     await expectServedAsOnChain();
     expect(await claimsOf()).toHaveLength(before.length + 1);
+    const orphanUrl = `/campaigns/${world.chain.chainId}:${lower(core)}:${orphan.id}`;
+    expect((await app.inject({ url: orphanUrl })).statusCode).toBe(200);
 
     // The other branch, from the same block: a claim of another incentive, and longer.
     await world.chain.revert(snapshot);
@@ -178,14 +244,32 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     await world.chain.mine(5);
     await indexOnce(world.chain, core, database);
     await expectServedAsOnChain();
-    // The orphaned claim is gone, the new branch's is there.
+    // The orphaned boost and claim are gone, the new branch's claim is there.
+    expect((await app.inject({ url: orphanUrl })).statusCode).toBe(404);
+    expect((await app.inject({ url: '/campaigns?tokenWhitelist=false' })).json<{ totalCampaigns: number }>().totalCampaigns).toBe(boosts.length);
     const claims = await claimsOf();
     const added = claims.filter((row) => !before.some((old) => old.tx_hash === row.tx_hash));
     expect(claims).toHaveLength(before.length + 1);
     expect(added).toMatchObject([{ claimant: lower(c3.address), amount: parseEther('2').toString() }]);
+    await expectBudgetsAsOnChain();
     for (const row of claims) {
       const receipt = await world.chain.public.getTransactionReceipt({ hash: row.tx_hash as Hex });
       expect(receipt.status).toBe('success');
     }
+  });
+
+  it('undoes what a revert to a shorter chain orphans (the checkpoint block is gone)', async () => {
+    const before = await claimsOf();
+    const snapshot = await world.chain.snapshot();
+    await clawback(boosts[1], 0, parseEther('1'));
+    await claim(world, boosts[2], 0, CLAIMANTS[2], amountData(parseUnits('5', 6)));
+    await world.chain.mine(5);
+    await indexOnce(world.chain, core, database);
+    expect(await claimsOf()).toHaveLength(before.length + 1);
+    await world.chain.revert(snapshot);
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    await expectBudgetsAsOnChain();
+    expect(await claimsOf()).toEqual(before);
   });
 });
