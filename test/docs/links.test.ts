@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Every relative link and anchor in README.md and docs/*.md leads somewhere: a linked file exists
+ * Every relative link and anchor in README.md, CHANGELOG.md and docs/*.md leads somewhere: a linked file exists
  * (relative to the file that links it), and a `#anchor` (alone, or after a Markdown file) names a
  * heading of that file as GitHub slugs it. Links to other sites (http, https, mailto) are not
  * followed.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = join(ROOT, 'docs');
-const FILES = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name))];
+const FILES = [join(ROOT, 'README.md'), join(ROOT, 'CHANGELOG.md'), ...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name))];
 
 /** GitHub's heading slug: lowercase, punctuation dropped (hyphens, underscores and spaces kept), each space a hyphen. */
 function slug(heading: string): string {
