@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { registerBuildInfo } from '../build-info.js';
 import type { Progress } from './core-indexer.js';
 
 /**
@@ -38,6 +39,7 @@ export class IndexerStatus {
     const registers = [this.registry];
     const labelNames = ['chain_id', 'core'] as const;
     collectDefaultMetrics({ register: this.registry });
+    registerBuildInfo(this.registry);
     this.indexed = new Gauge({ name: 'indexer_indexed_block', help: 'Last block whose logs are in the database', labelNames, registers });
     this.head = new Gauge({ name: 'indexer_head_block', help: "The chain's head block as last seen", labelNames: ['chain_id'], registers });
     this.lagBlocks = new Gauge({ name: 'indexer_lag_blocks', help: 'Head block minus last indexed block', labelNames, registers });

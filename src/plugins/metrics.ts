@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ClaimWindows } from '../services/claim-windows.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
+import { registerBuildInfo } from '../build-info.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,7 +16,8 @@ declare module 'fastify' {
 
 /**
  * Prometheus metrics at `GET /metrics`: requests and their latency per route pattern, method and
- * status; the database pool's usage; the process's own (CPU, memory, GC, event loop lag).
+ * status; the database pool's usage; the process's own (CPU, memory, GC, event loop lag) and what
+ * build it runs (campaign_service_build_info).
  *
  * The route label is the route's pattern (`/campaigns/:id`), never the raw URL, so the number of
  * series stays fixed whatever clients ask; requests no route matched share `unmatched`.
@@ -27,6 +29,7 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    registerBuildInfo(processRegistry);
   }
   return processRegistry;
 }

@@ -100,6 +100,7 @@ describe('indexer status', () => {
         // The second boost's third incentive is of an unknown type: skipped, and counted.
         expect(text).toContain(`indexer_skipped_total{${labels},kind="incentive"} 1`);
         expect(text).toContain(`indexer_skipped_total{${labels},kind="claim"} 0`);
+        expect(text).toMatch(new RegExp(`^campaign_service_build_info\\{version="[^"]+",commit="[^"]+",node="${process.version}"\\} 1$`, 'm'));
         // Two BoostCreated, five IncentiveAdded, one BoostClaimed and its Claimed.
         expect(text).toContain(`indexer_logs_total{${labels}} 9`);
         expect(text).toMatch(new RegExp(`indexer_logs_per_second\\{${labels}\\} [0-9.]+`));

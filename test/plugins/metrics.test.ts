@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -46,6 +47,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'http_requests_total', route('unmatched', '404'))).toBe(1);
     expect(sample(text, 'http_request_duration_seconds_count', route('/campaigns/:id', '200'))).toBe(1);
     expect(sample(text, 'http_request_duration_seconds_bucket', { ...route('/campaigns/:id', '200'), le: '+Inf' })).toBe(1);
+    // What build answers: the package's version and the Node.js running it.
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(sample(text, 'campaign_service_build_info', { version, commit: process.env.BUILD_COMMIT || 'unknown', node: process.version })).toBe(1);
     // Raw URLs never become label values.
     expect(text).not.toContain(campaignId);
     expect(text).not.toContain('/not/a/route');
