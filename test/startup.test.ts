@@ -73,7 +73,10 @@ describe('the app while start-up work is pending', () => {
     }
     const ready = await app.inject('/health/ready');
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual({ error: 'starting: database migrations are not applied yet' });
+    expect(ready.json()).toEqual({
+      error: 'starting: database migrations are not applied yet',
+      checks: { startup: 'database migrations are not applied yet', database: 'not checked', replica: 'none', claimVolumes: expect.any(String) as string },
+    });
     expect((await app.inject('/health/live')).statusCode).toBe(200);
     // Unknown routes are still 404s: only the API waits for the schema.
     expect((await app.inject('/nowhere')).statusCode).toBe(404);

@@ -26,10 +26,10 @@ describe('health routes', () => {
     expect(response.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /health/ready answers 200 when the database does', async () => {
+  it('GET /health/ready answers 200 when the database does, with each part it waited for', async () => {
     const response = await app.inject('/health/ready');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok' });
+    expect(response.json()).toEqual({ status: 'ok', checks: { startup: 'done', database: 'ok', replica: 'none', claimVolumes: 'loaded' } });
   });
 
   it('GET /health/ready answers 503 in the envelope when the database is gone', async () => {
@@ -45,7 +45,10 @@ describe('health routes', () => {
       const response = await unready.inject('/health/ready');
       expect(response.statusCode).toBe(503);
       expect(response.headers['retry-after']).toBeDefined();
-      expect(response.json()).toEqual({ error: 'database is not reachable' });
+      expect(response.json()).toEqual({
+        error: 'database is not reachable',
+        checks: { startup: 'done', database: 'unreachable', replica: 'none', claimVolumes: expect.any(String) as string },
+      });
     } finally {
       await unready.close();
       await gone.close();
@@ -71,7 +74,10 @@ describe('health routes', () => {
       const response = await loading.inject('/health/ready');
       expect(response.statusCode).toBe(503);
       expect(response.headers['retry-after']).toBeDefined();
-      expect(response.json()).toEqual({ error: 'starting: loading claim volumes' });
+      expect(response.json()).toEqual({
+        error: 'starting: loading claim volumes',
+        checks: { startup: 'done', database: 'ok', replica: 'none', claimVolumes: 'loading' },
+      });
       // Every readiness probe during a deploy answers this: a state, not a fault.
       expect(logs.filter((entry) => entry.level >= 50)).toEqual([]);
       expect(logs).toContainEqual(expect.objectContaining({ level: 40, msg: 'request refused', reason: 'starting: loading claim volumes' }));
