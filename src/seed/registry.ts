@@ -5,7 +5,7 @@ import {
   TEMPLATE_STATUSES,
 } from '../db/schema.js';
 import { CHAINS, EVENT_SIGNATURES, FUNCTION_SIGNATURES } from './catalog.js';
-import { keccak256 } from './keccak.js';
+import { keccak256, toBytes } from 'viem';
 import type { Random } from './random.js';
 import { capitalize, DEMO_USER_ADDRESS, HOUR_MS, type Reference } from './reference.js';
 import type { Rows } from './rows.js';
@@ -32,7 +32,7 @@ function abiItem(signature: string, type: 'event' | 'function'): Record<string, 
 
 /** Event topic, or the 4-byte selector zero-padded on the left to 32 bytes (the public API's form). */
 export function signatureId(signature: string, type: 'event' | 'function'): string {
-  const hash = keccak256(signature);
+  const hash = keccak256(toBytes(signature));
   return type === 'event' ? hash : `0x${'0'.repeat(56)}${hash.slice(2, 10)}`;
 }
 
