@@ -118,7 +118,8 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     for (const boost of boosts) {
       const id = `${world.chain.chainId}:${lower(core)}:${boost.id}`;
       const detail = (await app.inject({ url: `/campaigns/${id}` })).json<{ availableBudgetUsd: string | null; incentives: Record<string, string>[] }>();
-      let availableMicros = 0n;
+      // USD scaled by 10^18, exact; the service rounds the sum to cents.
+      let available18 = 0n;
       let rewardAsset: string | null = null;
       let totalBudget = 0n;
       let distributed = 0n;
@@ -132,13 +133,14 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
           .filter((log) => lower(log.args.recipient!) !== budget)
           .reduce((sum, log) => sum + BigInt(`0x${log.args.data!.slice(2 + 80, 2 + 144)}`), 0n);
         const price = prices[lower(asset)]!;
-        availableMicros += (held * BigInt(price.usd * 1_000_000)) / 10n ** BigInt(price.decimals);
+        available18 += held * BigInt(price.usd) * 10n ** BigInt(18 - price.decimals);
         rewardAsset ??= lower(asset);
         if (lower(asset) !== rewardAsset) continue;
         totalBudget += held + paid;
         distributed += paid;
       }
-      expect(detail.availableBudgetUsd, `${id} availableBudgetUsd`).toBe((Number(availableMicros / 10_000n) / 100).toFixed(2));
+      const cents = (available18 * 100n + 5n * 10n ** 17n) / 10n ** 18n;
+      expect(detail.availableBudgetUsd, `${id} availableBudgetUsd`).toBe(`${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`);
       const entry = rewards.find((reward) => reward.id === id);
       if (entry) expect({ totalBudget: entry.totalBudget, rewardsDistributed: entry.rewardsDistributed }, id).toEqual({ totalBudget: totalBudget.toString(), rewardsDistributed: distributed.toString() });
     }
