@@ -175,7 +175,7 @@ export async function buildApp(
   await app.register(strictQuery);
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);
-  if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool });
+  if (config.METRICS_ENABLED) await app.register(metrics, { pool: database.pool, route: config.METRICS_PORT === 0 });
   if (app.metricsRegistry) {
     registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
     registerProfileCacheMetrics(app.metricsRegistry, app.profileCache);

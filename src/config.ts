@@ -185,6 +185,12 @@ export const ConfigSchema = Type.Object({
       'Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDRs (10.0.0.0/8), or loopback, linklocal, uniquelocal; empty = none. Never true',
   }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at GET /metrics' }),
+  METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65_535,
+    default: 0,
+    description: "Port of GET /metrics on HOST, apart from the API (a port the public proxy or compose does not publish); 0 = on the API's own port",
+  }),
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
     Type.Integer({
       minimum: 0,

@@ -3,6 +3,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { prepareDemo } from './demo.js';
 import { createServerLogger } from './logger.js';
+import { serveMetrics } from './plugins/metrics.js';
 import { STARTED, StartupWork } from './startup.js';
 
 /**
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   // below still runs, and a refusal it finds ends the process.
   const app = await buildApp(config, { database, logger, startup: config.MIGRATE_ON_START || demo ? startup : STARTED });
   await app.listen({ port: config.PORT, host: config.HOST });
+  const metricsServer = config.METRICS_ENABLED && config.METRICS_PORT > 0 ? await serveMetrics(app, config.HOST, config.METRICS_PORT) : undefined;
+  if (metricsServer) logger.info(`metrics at ${metricsServer.url}/metrics`);
   printStartupBlock(config, database.readLocation ? `${database.location} (reads: ${database.readLocation})` : database.location);
 
   let stopping = false;
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     deadline.unref();
     app
       .close()
+      .then(() => metricsServer?.close())
       .then(() => database.close())
       .then(() => {
         logger.info('stopped');

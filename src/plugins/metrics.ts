@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
@@ -11,6 +12,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's metrics, for plugins that count their own events; undefined with METRICS_ENABLED=false. */
     metricsRegistry?: Registry;
+    /** The exposition text of every metric (the process's and the app's). */
+    metricsText?: () => Promise<string>;
   }
 }
 
@@ -37,8 +40,8 @@ function processMetrics(): Registry {
 /** From a cached answer (~1 ms) to the statement timeout (5 s by default). */
 const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export const metrics = fp<{ pool?: pg.Pool }>(
-  (app: FastifyInstance, { pool }) => {
+export const metrics = fp<{ pool?: pg.Pool; /** Serve GET /metrics on the API's port (false: serveMetrics on a port of its own). */ route?: boolean }>(
+  (app: FastifyInstance, { pool, route = true }) => {
     const registry = new Registry();
     const labelNames = ['method', 'route', 'status_code'] as const;
     const requests = new Counter({
@@ -56,6 +59,7 @@ export const metrics = fp<{ pool?: pg.Pool }>(
     });
     if (pool) registerPoolGauges(registry, pool);
     app.decorate('metricsRegistry', registry);
+    app.decorate('metricsText', async () => `${await processMetrics().metrics()}\n${await registry.metrics()}`);
 
     app.addHook('onResponse', (request, reply, done) => {
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode };
@@ -64,10 +68,11 @@ export const metrics = fp<{ pool?: pg.Pool }>(
       done();
     });
 
-    app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, overloadExempt: true } }, async (_request, reply) => {
-      const text = `${await processMetrics().metrics()}\n${await registry.metrics()}`;
-      return reply.type(registry.contentType).send(text);
-    });
+    if (route) {
+      app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, overloadExempt: true } }, async (_request, reply) =>
+        reply.type(registry.contentType).send(await app.metricsText!()),
+      );
+    }
   },
   { name: 'metrics' },
 );
@@ -174,4 +179,36 @@ function countedByLabel<Key extends string>(
       counted = now;
     },
   });
+}
+
+/**
+ * GET /metrics of the app on a port of its own (METRICS_PORT): what Prometheus scrapes stays off the
+ * port the public reaches. Plain node:http, as the indexer's status server: one fixed answer.
+ */
+export async function serveMetrics(app: FastifyInstance, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    const send = (code: number, type: string, body: string) => {
+      response.writeHead(code, { 'content-type': type, 'cache-control': 'no-store' });
+      response.end(body);
+    };
+    if (request.method !== 'GET' || path !== '/metrics' || !app.metricsText) return send(404, 'application/json', JSON.stringify({ error: 'only GET /metrics is served here' }));
+    app.metricsText().then(
+      (text) => send(200, app.metricsRegistry!.contentType, text),
+      (error: Error) => send(500, 'application/json', JSON.stringify({ error: error.message })),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as { port: number };
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

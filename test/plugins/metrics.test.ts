@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { serveMetrics } from '../../src/plugins/metrics.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -97,6 +98,24 @@ describe('GET /metrics', () => {
       expect((await withoutMetrics.inject('/metrics')).statusCode).toBe(404);
     } finally {
       await withoutMetrics.close();
+    }
+  });
+
+  it('is served on a port of its own with METRICS_PORT, and not on the API', async () => {
+    const apart = await buildTestApp(database, { METRICS_PORT: '9100' });
+    const server = await serveMetrics(apart, '127.0.0.1', 0);
+    try {
+      await apart.inject(`/campaigns/${campaignId}`);
+      expect((await apart.inject('/metrics')).statusCode).toBe(404);
+      const response = await fetch(`${server.url}/metrics`);
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(sample(text, 'http_requests_total', { method: 'GET', route: '/campaigns/:id', status_code: '200' })).toBe(1);
+      expect(text).toContain('campaign_service_build_info{');
+      expect((await fetch(`${server.url}/campaigns`)).status).toBe(404);
+    } finally {
+      await server.close();
+      await apart.close();
     }
   });
 });
