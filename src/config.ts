@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parseTargets } from './indexer/targets.js';
+import { parseTargets } from './chain/targets.js';
 
 /**
  * Every setting the service reads, from the environment, validated once.

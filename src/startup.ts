@@ -1,13 +1,8 @@
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from './plugins/error-handler.js';
+import { isDatabaseUnavailable } from './db/errors.js';
+import type { StartupStatus } from './startup-status.js';
 
-/** What the app asks while it serves: is start-up work (migrations, demo data) still pending, and why. */
-export interface StartupStatus {
-  /** A short reason while start-up work is pending; undefined once it is done. */
-  pending(): string | undefined;
-}
-
-export const STARTED: StartupStatus = { pending: () => undefined };
+export { STARTED, type StartupStatus } from './startup-status.js';
 
 /** The first retry comes quickly (a database that is just starting), later ones at most this far apart. */
 const FIRST_RETRY_MS = 250;

@@ -6,7 +6,7 @@ import { startStatusServer } from '../indexer/http.js';
 import { createIndexer } from '../indexer/indexer.js';
 import { createBackfillProgress } from '../indexer/progress-bar.js';
 import { IndexerStatus } from '../indexer/status.js';
-import { type ChainTarget, parseTargets } from '../indexer/targets.js';
+import { type ChainTarget, parseTargets } from '../chain/targets.js';
 import { createServerLogger } from '../logger.js';
 
 const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once]

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { generateOpenApiDocument } from '../openapi/generate.js';
+import { generateOpenApiDocument } from './openapi-document.js';
 
 /** `npm run openapi`: writes the API document to openapi.json at the repository root, without listening. */
 const target = fileURLToPath(new URL('../../openapi.json', import.meta.url));

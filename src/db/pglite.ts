@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { copyStatement, type Database, type DatabaseHandle, dialect, withTimeout } from './client.js';
+import { copyStatement, type Database, type DatabaseHandle, dialect, withTimeout } from './handle.js';
 import { migratePglite } from './migrate.js';
 import * as schema from './schema.js';
 

@@ -3,7 +3,7 @@ import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { StaleBasisError } from './basis.js';
 import { CoreIndexer, type Progress, ReorgTooDeepError } from './core-indexer.js';
-import type { ChainTarget } from './targets.js';
+import type { ChainTarget } from '../chain/targets.js';
 
 /**
  * Runs one CoreIndexer per chain and core, each in its own loop: a range at a time while behind,

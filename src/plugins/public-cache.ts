@@ -1,6 +1,6 @@
-import { hash } from 'node:crypto';
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { entityTag } from '../entity-tag.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,9 +55,6 @@ function publicCacheHook(cacheControl: string): onSendHookHandler {
   };
 }
 
-export function entityTag(body: string | Buffer): string {
-  return `"${hash('sha1', body, 'base64url')}"`;
-}
 
 /** RFC 9110 13.1.2: `*` or any listed tag, compared weakly (a `W/` prefix is ignored). */
 function noneMatch(header: string | undefined, etag: string): boolean {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookH
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import { keptBytes } from '../services/kept-bytes.js';
-import { entityTag } from './public-cache.js';
+import { entityTag } from '../entity-tag.js';
 
 /**
  * The answers of the public routes (`config: { publicCache: true }`), kept in memory for `ttlMs`

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { serviceUnavailable } from '../errors.js';
-import type { StartupStatus } from '../startup.js';
+import type { StartupStatus } from '../startup-status.js';
 
 /**
  * Until the start-up work is done (migrations applied), the routes of the scope this is

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { DatabaseHandle } from '../db/client.js';
 import { RETRY_AFTER_SECONDS } from '../errors.js';
 import type { ReplicaLag } from '../services/replica-lag.js';
-import type { StartupStatus } from '../startup.js';
+import type { StartupStatus } from '../startup-status.js';
 
 /** How long readiness waits for `SELECT 1` before calling the database unavailable. */
 const READY_TIMEOUT_MS = 1000;

@@ -11,7 +11,7 @@ import {
   type TargetedContractRow,
 } from '../repositories/claim-windows.repository.js';
 import { loadInWorker, type WorkerConnection } from '../repositories/claim-load-in-worker.js';
-import type { StartupStatus } from '../startup.js';
+import type { StartupStatus } from '../startup-status.js';
 import type { FeedSignal } from './claim-feed-listener.js';
 import {
   type CampaignVolume,

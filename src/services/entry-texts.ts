@@ -4,7 +4,7 @@ import type { ClaimWindows } from './claim-windows.js';
 import type { BuiltEntry, EntryCache } from './entry-cache.js';
 import type { JsonBytes } from './json-bytes.js';
 import { keptBytes } from './kept-bytes.js';
-import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, type EntryVolume, entryVolumes } from './trending.js';
+import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, type EntryVolume, entryVolumes } from './trending-entries.js';
 
 export interface EntryTextDeps {
   windows: ClaimWindows;

@@ -1,14 +1,14 @@
 import type { RewardKitRepository, RewardSort, RewardStatus } from '../repositories/reward-kit.repository.js';
 import type { TrendingFilters } from '../repositories/trending.repository.js';
 import { onlyWhitelistFilter } from '../repositories/campaign-filters.js';
-import { entityTag } from '../plugins/public-cache.js';
+import { entityTag } from '../entity-tag.js';
 import type { PageRequest } from '../schemas/common.js';
 import { MAX_REWARD_CLAIMS, type Reward, type RewardList, type RewardProfile } from '../schemas/reward-kit.js';
 import { microsToNumber, parseMicros } from './amounts.js';
 import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
 import { type JsonBuffer, JsonBytes } from './json-bytes.js';
 import { type ProfileCache, listedVolumes } from './profile-cache.js';
-import type { EntryOptions, EntryVolume } from './trending.js';
+import type { EntryOptions, EntryVolume } from './trending-entries.js';
 
 /**
  * The reward-kit operations (decisions section 9). A reward is a trending entry: its claim volumes

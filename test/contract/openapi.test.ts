@@ -3,7 +3,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { generateOpenApiDocument } from '../../src/openapi/generate.js';
+import { generateOpenApiDocument } from '../../src/cli/openapi-document.js';
 import { ErrorResponse } from '../../src/schemas/common.js';
 import { ref } from '../../src/schemas/typebox.js';
 import { buildTestApp } from '../helpers/app.js';

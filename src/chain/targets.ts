@@ -1,4 +1,4 @@
-import { type CoreDeployment, DEFAULT_CORES } from '../chain/deployments.js';
+import { type CoreDeployment, DEFAULT_CORES } from './deployments.js';
 
 /**
  * What the indexer follows, from the settings: CHAIN_RPC_URLS (`8453=https://…,10=https://…`) names

@@ -1,0 +1,43 @@
+/**
+ * The layers of src/ (npm run lint checks them): a module imports only from its own layer or the
+ * layers below it, and no import cycle exists.
+ *
+ *   entry    server.ts, cli/, docs/                    what a process runs
+ *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
+ *   http     routes/, plugins/, openapi/               requests and answers
+ *   domain   services/, indexer/                       assembly of answers; following the chain
+ *   data     repositories/, ingest/, seed/             reads, the write path, generated data
+ *   base     db/, schemas/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
+ */
+const layers = {
+  entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
+  app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
+  http: ['^src/routes/', '^src/plugins/', '^src/openapi/'],
+  domain: ['^src/services/', '^src/indexer/'],
+  data: ['^src/repositories/', '^src/ingest/', '^src/seed/'],
+};
+const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];
+const pathsOf = (name) => layers[name] ?? [];
+const above = (name) => order.slice(order.indexOf(name) + 1).flatMap(pathsOf);
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'An import cycle ties modules that should stand alone.', from: { path: '^src/' }, to: { circular: true } },
+    ...order.slice(0, -1).map((name) => ({
+      name: `no-import-up-from-${name}`,
+      severity: 'error',
+      comment: `The ${name} layer imports only from its own layer and those below it (.dependency-cruiser.cjs).`,
+      from:
+        name === 'base'
+          ? { path: '^src/', pathNot: Object.values(layers).flat() }
+          : { path: pathsOf(name) },
+      to: { path: above(name) },
+    })),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|test|bench|scripts)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};
