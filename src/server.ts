@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
+import { EXIT_USAGE, parseCommandLine, UsageError } from './cli/command-line.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { EmbeddedDatabaseInUse } from './db/pglite-lock.js';
 import { prepareDemo } from './demo.js';
 import { createServerLogger } from './logger.js';
 import { STARTED, StartupWork } from './startup.js';
@@ -13,7 +15,13 @@ import { STARTED, StartupWork } from './startup.js';
  * it from starting: readiness and the API answer 503 until the work is done, and the work is
  * retried until the database answers (src/startup.ts).
  */
+const USAGE = `Usage: npm start        (npm run dev; in the image: node dist/server.js)
+
+Starts the campaign service. Every setting comes from the environment (docs/configuration.md);
+the command takes no arguments.`;
+
 async function main(): Promise<void> {
+  if (!parseCommandLine(USAGE, {})) return;
   const config = loadConfig();
   const logger = await createServerLogger(config);
   // A promise rejected with no handler is a bug to fix, not a reason to drop every request in
@@ -94,7 +102,11 @@ function printDemoToken(config: Config, demoToken: string): void {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(EXIT_USAGE);
+  }
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseInUse) console.error(error.message);
   else console.error(`campaign service failed to start: ${(error as Error).message}`);
   process.exit(1);
 });
