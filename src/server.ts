@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { EXIT_USAGE, parseCommandLine, UsageError } from './cli/command-line.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { EmbeddedDatabaseInUse } from './db/pglite-lock.js';
 import { prepareDemo } from './demo.js';
@@ -38,8 +38,12 @@ async function main(): Promise<void> {
   // Without migrations or demo data to wait for, the API answers at once; the connection check
   // below still runs, and a refusal it finds ends the process.
   const app = await buildApp(config, { database, logger, startup: config.MIGRATE_ON_START || demo ? startup : STARTED });
-  await app.listen({ port: config.PORT, host: config.HOST });
-  printStartupBlock(config, database.readLocation ? `${database.location} (reads: ${database.readLocation})` : database.location);
+  // The start banner is Fastify's own "listening" log line (JSON where the logs are JSON), once per address bound.
+  await app.listen({
+    port: config.PORT,
+    host: config.HOST,
+    listenTextResolver: (address) => `campaign service listening on ${address}; API docs at ${config.BASE_URL}/docs (OpenAPI: ${config.BASE_URL}/openapi.json)`,
+  });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -78,27 +82,13 @@ async function main(): Promise<void> {
     return demo ? prepareDemo(database, logger) : undefined;
   });
   if (!stopping) logger.info('ready');
-  if (demoToken) printDemoToken(config, demoToken);
-}
-
-function printStartupBlock(config: Config, location: string): void {
-  const lines = [
-    '',
-    `  Campaign service listening on ${config.BASE_URL}`,
-    `  API docs:  ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)`,
-    `  Database:  ${location}`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n\n`);
-}
-
-function printDemoToken(config: Config, demoToken: string): void {
-  const lines = [
-    '  Demo token for the staging routes (/campaigns/accesslists, /users/profile):',
-    `  Authorization: Bearer ${demoToken}`,
-    '',
-    `  curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  // The embedded demo's token exists to be copied from here; a token issued by `npm run token` is never logged.
+  if (demoToken) {
+    logger.info(
+      { demoToken, example: `curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile` },
+      `demo token for the staging routes (/campaigns/accesslists, /users/profile): Authorization: Bearer ${demoToken}`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {
