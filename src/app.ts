@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
+import { RequestLogController } from './logger.js';
 import { claimWindowsLifecycle } from './plugins/claim-windows.js';
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { profileCacheLifecycle } from './plugins/profile-cache.js';
@@ -89,6 +90,8 @@ export async function buildApp(
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
     loggerInstance,
+    // One line per request, when it completes, with its method, URL, status and time (src/logger.ts).
+    logController: new RequestLogController(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The caller's X-Request-Id when it is safe to log and echo, a fresh UUID otherwise.
     requestIdHeader: false,

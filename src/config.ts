@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseTargets } from './chain/targets.js';
 
@@ -301,9 +301,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value !== '') raw[key] = value;
   }
 
-  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
-  const problems = [...Value.Errors(ConfigSchema, converted)].map(
-    (error) => `${error.path.slice(1) || 'config'}: ${describeProblem(error.message)} (got ${JSON.stringify(raw[error.path.slice(1)] ?? null)})`,
+  // Value.Convert would take `2.5` for an integer as 2: a whole number is refused unless written as one.
+  const notWhole = Object.entries(raw).filter(
+    ([key, value]) => (ConfigSchema.properties as Record<string, TSchema>)[key]?.type === 'integer' && !/^[+-]?[0-9]+$/.test(value.trim()),
+  );
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, { ...raw, ...Object.fromEntries(notWhole.map(([key]) => [key, NaN])) }));
+  // One problem per variable: a value can break several rules of its schema, which then says what it allows.
+  const problems = [...new Map([...Value.Errors(ConfigSchema, converted)].map((error) => [error.path, error])).values()].map(
+    (error) => `${error.path.slice(1) || 'config'}: ${describeProblem(error.schema, error.message)} (got ${JSON.stringify(raw[error.path.slice(1)] ?? null)})`,
   );
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
@@ -387,7 +392,29 @@ function isProxyAddress(entry: string): boolean {
   return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
-function describeProblem(message: string): string {
+/** The URL patterns of the schema, in words. */
+const URL_PATTERNS: Record<string, string> = {
+  '^postgres(ql)?://': 'a postgres:// or postgresql:// URL',
+  '^https?://': 'an http:// or https:// URL',
+  '^rediss?://': 'a redis:// or rediss:// URL',
+};
+
+/** What the variable allows, from its schema: the values of a choice, the range of a number, a URL's scheme. */
+function describeProblem(schema: TSchema, message: string): string {
+  if (Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).every((member) => member.const !== undefined)) {
+    return `must be one of ${(schema.anyOf as TSchema[]).map((member) => String(member.const)).join(', ')}`;
+  }
+  if (schema.type === 'boolean') return 'must be true or false';
+  const url = typeof schema.pattern === 'string' ? URL_PATTERNS[schema.pattern] : undefined;
+  if (url) return `must be ${url}`;
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const kind = schema.type === 'integer' ? 'a whole number' : 'a number';
+    const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+    if (minimum !== undefined && maximum !== undefined) return `must be ${kind} from ${minimum} to ${maximum}`;
+    if (minimum !== undefined) return `must be ${kind} of at least ${minimum}`;
+    if (maximum !== undefined) return `must be ${kind} of at most ${maximum}`;
+    return `must be ${kind}`;
+  }
   return message.replace(/^Expected /, 'expected ');
 }
 

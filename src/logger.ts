@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { maskTokens } from './auth/tokens.js';
 import type PinoPretty from 'pino-pretty';
@@ -62,13 +62,46 @@ export function wantsPrettyLogs(format: Config['LOG_FORMAT'], isTerminal: boolea
   return format === 'pretty' || (format === undefined && isTerminal);
 }
 
+/**
+ * One log line per request, when it completes: `req` (method, URL with tokens masked, host, client
+ * address), `res` (status) and `responseTime` (ms), under the request's `reqId`, so that a JSON
+ * line alone says what was asked and how it went. Fastify's own "incoming request" line is only
+ * logged at debug: at info it doubled the lines and said nothing the completion does not.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
+
+/** Fields a terminal does not show: one process and host; a request's own fields are in its one line. */
+const NOT_ON_A_TERMINAL = 'pid,hostname,reqId,req,res,responseTime';
+
+/** On a terminal, a request's completion is one line: `GET /campaigns?pageSize=5 200 3.2 ms`. */
+export function terminalMessage(log: Record<string, unknown>, messageKey: string): string {
+  const req = log.req as { method?: unknown; url?: unknown } | undefined;
+  const res = log.res as { statusCode?: unknown } | undefined;
+  if (req && res && typeof log.responseTime === 'number') {
+    return `${String(req.method)} ${String(req.url)} ${String(res.statusCode)} ${log.responseTime.toFixed(1)} ms`;
+  }
+  const message = typeof log[messageKey] === 'string' ? log[messageKey] : '';
+  return req ? `${message}: ${String(req.method)} ${String(req.url)}` : message;
+}
+
 export function prettyLogStream(pretty: typeof PinoPretty, destination: NodeJS.WritableStream, colorize: boolean): DestinationStream {
   return pretty({
     destination,
     sync: true,
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
-    // One process, one host: the pid and host name say nothing at a terminal.
-    ignore: 'pid,hostname',
+    ignore: NOT_ON_A_TERMINAL,
+    messageFormat: terminalMessage,
   });
 }

@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { EXIT_USAGE, parseCommandLine, UsageError } from './cli/command-line.js';
+import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { EmbeddedDatabaseInUse } from './db/pglite-lock.js';
 import { prepareDemo } from './demo.js';
 import { createServerLogger } from './logger.js';
 import { serveMetrics } from './plugins/metrics.js';
@@ -14,7 +16,13 @@ import { STARTED, StartupWork } from './startup.js';
  * it from starting: readiness and the API answer 503 until the work is done, and the work is
  * retried until the database answers (src/startup.ts).
  */
+const USAGE = `Usage: npm start        (npm run dev; in the image: node dist/server.js)
+
+Starts the campaign service. Every setting comes from the environment (docs/configuration.md);
+the command takes no arguments.`;
+
 async function main(): Promise<void> {
+  if (!parseCommandLine(USAGE, {})) return;
   const config = loadConfig();
   const logger = await createServerLogger(config);
   // A promise rejected with no handler is a bug to fix, not a reason to drop every request in
@@ -31,10 +39,14 @@ async function main(): Promise<void> {
   // Without migrations or demo data to wait for, the API answers at once; the connection check
   // below still runs, and a refusal it finds ends the process.
   const app = await buildApp(config, { database, logger, startup: config.MIGRATE_ON_START || demo ? startup : STARTED });
-  await app.listen({ port: config.PORT, host: config.HOST });
+  // The start banner is Fastify's own "listening" log line (JSON where the logs are JSON), once per address bound.
+  await app.listen({
+    port: config.PORT,
+    host: config.HOST,
+    listenTextResolver: (address) => `campaign service listening on ${address}; API docs at ${config.BASE_URL}/docs (OpenAPI: ${config.BASE_URL}/openapi.json)`,
+  });
   const metricsServer = config.METRICS_ENABLED && config.METRICS_PORT > 0 ? await serveMetrics(app, config.HOST, config.METRICS_PORT) : undefined;
   if (metricsServer) logger.info(`metrics at ${metricsServer.url}/metrics`);
-  printStartupBlock(config, database.readLocation ? `${database.location} (reads: ${database.readLocation})` : database.location);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -74,31 +86,21 @@ async function main(): Promise<void> {
     return demo ? prepareDemo(database, logger) : undefined;
   });
   if (!stopping) logger.info('ready');
-  if (demoToken) printDemoToken(config, demoToken);
-}
-
-function printStartupBlock(config: Config, location: string): void {
-  const lines = [
-    '',
-    `  Campaign service listening on ${config.BASE_URL}`,
-    `  API docs:  ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)`,
-    `  Database:  ${location}`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n\n`);
-}
-
-function printDemoToken(config: Config, demoToken: string): void {
-  const lines = [
-    '  Demo token for the staging routes (/campaigns/accesslists, /users/profile):',
-    `  Authorization: Bearer ${demoToken}`,
-    '',
-    `  curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  // The embedded demo's token exists to be copied from here; a token issued by `npm run token` is never logged.
+  if (demoToken) {
+    logger.info(
+      { demoToken, example: `curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile` },
+      `demo token for the staging routes (/campaigns/accesslists, /users/profile): Authorization: Bearer ${demoToken}`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(EXIT_USAGE);
+  }
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseInUse) console.error(error.message);
   else console.error(`campaign service failed to start: ${(error as Error).message}`);
   process.exit(1);
 });

@@ -55,6 +55,33 @@ describe('loadConfig', () => {
     expect((caught as ConfigError).message).toContain('"eighty"');
   });
 
+  it('says what a variable allows: the values of a choice, the range of a number, a URL scheme, true or false', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      throw new Error('no configuration error');
+    };
+    expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual(['LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")']);
+    expect(problemsOf({ LOG_FORMAT: 'yaml', DB_POOL_MODE: 'statement' })).toEqual([
+      'LOG_FORMAT: must be one of json, pretty (got "yaml")',
+      'DB_POOL_MODE: must be one of session, transaction (got "statement")',
+    ]);
+    expect(problemsOf({ PORT: 'eighty' })).toEqual(['PORT: must be a whole number from 0 to 65535 (got "eighty")']);
+    expect(problemsOf({ PORT: '70000' })).toEqual(['PORT: must be a whole number from 0 to 65535 (got "70000")']);
+    // Not silently truncated to 2.
+    expect(problemsOf({ DB_POOL_MAX: '2.5' })).toEqual(['DB_POOL_MAX: must be a whole number from 1 to 1000 (got "2.5")']);
+    expect(problemsOf({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '1.5' })).toEqual([
+      'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: must be a number from 0 to 1 (got "1.5")',
+    ]);
+    expect(problemsOf({ DEMO_DATA: 'maybe' })).toEqual(['DEMO_DATA: must be true or false (got "maybe")']);
+    expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toEqual(['DATABASE_URL: must be a postgres:// or postgresql:// URL (got "mysql://x")']);
+    expect(problemsOf({ BASE_URL: 'example.com' })).toEqual(['BASE_URL: must be an http:// or https:// URL (got "example.com")']);
+    expect(loadConfig({ PORT: ' 8080 ', DB_POOL_MAX: '+4' })).toMatchObject({ PORT: 8080, DB_POOL_MAX: 4 });
+  });
+
   it('defaults the operations settings: CORS unset (the default policy), no trusted proxy, 600 requests a minute, max-age 10, metrics on', () => {
     expect(loadConfig({}).CORS_ORIGINS).toBeUndefined();
     expect(loadConfig({ CORS_ORIGINS: ' , ' }).CORS_ORIGINS).toBeUndefined();

@@ -29,6 +29,11 @@ export const BEARER_SECURITY_SCHEME = {
 
 const MISSING_HEADER = 'FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER';
 const INVALID_HEADER = 'FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER';
+/** RFC 6750's b64token: what `Bearer <token>` may carry at all. Anything else is a malformed header. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** Why a request that reached the token check was refused. */
+type TokenVerdict = 'malformed' | 'not a token of this service' | 'unknown or revoked';
 
 /**
  * Guards every route of the scope it is registered in (fastify-plugin: the hook lands in that
@@ -45,8 +50,8 @@ const INVALID_HEADER = 'FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER';
 export const bearerAuthScope = fp(
   async (app: FastifyInstance) => {
     const tokens = app.repositories.apiTokens;
-    // Requests whose header reached the token lookup: their refusal means unknown or revoked.
-    const lookedUp = new WeakSet<FastifyRequest>();
+    // What the token check found, for the requests whose header held `Bearer <something>`.
+    const verdicts = new WeakMap<FastifyRequest, TokenVerdict>();
 
     app.decorateRequest('caller', null);
     await app.register(bearerAuth, {
@@ -58,8 +63,16 @@ export const bearerAuthScope = fp(
       // loggerInstance has not (so it stays silent here); should that change, not above debug.
       verifyErrorLogLevel: 'debug',
       auth: async (token: string, request: FastifyRequest) => {
-        if (!TOKEN_FORMAT.test(token)) return false;
-        lookedUp.add(request);
+        if (!B64TOKEN.test(token)) {
+          verdicts.set(request, 'malformed');
+          return false;
+        }
+        // A token of another shape was never issued here: refused without a query.
+        if (!TOKEN_FORMAT.test(token)) {
+          verdicts.set(request, 'not a token of this service');
+          return false;
+        }
+        verdicts.set(request, 'unknown or revoked');
         const owner = await tokens.findTokenOwner(token);
         if (!owner) return false;
         request.caller = { userId: owner.userId, address: owner.address };
@@ -75,7 +88,7 @@ export const bearerAuthScope = fp(
       if (request.method === 'OPTIONS') return done();
       verify(request, reply, (error) => {
         if (!error) return done();
-        const refusal = describeRefusal((error as FastifyError).code, lookedUp.has(request));
+        const refusal = describeRefusal((error as FastifyError).code, verdicts.get(request));
         if (!refusal) return done(error);
         request.log.warn({ reason: refusal.reason }, 'bearer authentication refused');
         done(unauthorized(refusal.message));
@@ -85,14 +98,20 @@ export const bearerAuthScope = fp(
   { name: 'bearer-auth-scope' },
 );
 
-function describeRefusal(code: string | undefined, lookedUp: boolean) {
+/**
+ * The answer's message and the log's reason. "Malformed" is for a header that is not `Bearer <token>`
+ * at all (another scheme, no token, two words); a token that is well formed but not accepted, of
+ * whatever shape, is an invalid bearer token (the log keeps which).
+ */
+function describeRefusal(code: string | undefined, verdict: TokenVerdict | undefined) {
   if (code === MISSING_HEADER) {
     return { reason: 'missing', message: 'missing bearer token: send the header Authorization: Bearer <token>' };
   }
   if (code !== INVALID_HEADER) return undefined;
-  return lookedUp
-    ? { reason: 'unknown or revoked', message: 'invalid bearer token: unknown or revoked' }
-    : { reason: 'malformed', message: 'malformed Authorization header: expected Bearer followed by a token' };
+  if (verdict === undefined || verdict === 'malformed') {
+    return { reason: 'malformed', message: 'malformed Authorization header: expected Bearer followed by a token' };
+  }
+  return { reason: verdict, message: 'invalid bearer token' };
 }
 
 /** The caller of a route inside the staging scope; a route outside it asking is a programming error. */

@@ -1,11 +1,10 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { exportNdjson } from '../ingest/export.js';
 import { loadBulkConfig } from './bulk-config.js';
+import { parseCommandLine, runCommand } from './command-line.js';
 
 const USAGE = `Usage: npm run export -- [--out FILE]        (in the image: node dist/cli/export.js --out FILE)
 
@@ -16,14 +15,9 @@ API tokens are never exported.`;
 
 /** `npm run export`: the database as one NDJSON file, read in one snapshot. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { out: { type: 'string' }, help: { type: 'boolean', default: false } },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const parsed = parseCommandLine(USAGE, { options: { out: { type: 'string' } } });
+  if (!parsed) return;
+  const { values } = parsed;
   const toStdout = values.out === undefined || values.out === '-';
   // A file appears under its name only when complete: a failed export leaves no truncated file behind.
   const partial = toStdout ? undefined : `${values.out}.partial`;
@@ -60,8 +54,4 @@ function write(out: Writable, data: string): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
-  else console.error(`export failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-});
+runCommand(USAGE, 'export failed', main);

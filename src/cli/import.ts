@@ -1,12 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { recordsFromNdjson } from '../ingest/ndjson-source.js';
 import { RECORD_KINDS } from '../ingest/records.js';
 import { IngestError, type IngestPhase, ingest } from '../ingest/write.js';
 import { loadBulkConfig } from './bulk-config.js';
+import { CommandError, parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { createProgress } from './progress.js';
 
 const USAGE = `Usage: npm run import -- FILE [--dry-run]        (in the image: node dist/cli/import.js FILE)
@@ -18,20 +17,14 @@ The format: docs/writing-data.md and docs/import.schema.json.`;
 
 /** `npm run import`: a file through src/ingest/ into the database. */
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    options: { 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const parsed = parseCommandLine(USAGE, { options: { 'dry-run': { type: 'boolean', default: false } }, allowPositionals: true });
+  if (!parsed) return;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('give exactly one FILE (or - for stdin)');
   const path = positionals[0]!;
   const label = path === '-' ? 'stdin' : path;
   const size = path === '-' ? undefined : (await stat(path).catch(() => undefined))?.size;
-  if (path !== '-' && size === undefined) throw new UsageError(`${path}: no such file`);
+  if (path !== '-' && size === undefined) throw new CommandError(`${path}: no such file`);
   const input = path === '-' ? process.stdin : createReadStream(path);
 
   const database = await openDatabase(loadBulkConfig());
@@ -95,11 +88,4 @@ const PHASE_NAMES: Record<IngestPhase, string> = {
   derive: 'claim totals and documents',
 };
 
-class UsageError extends Error {}
-
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else if (error instanceof ConfigError) console.error(error.message);
-  else console.error(`import failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-});
+runCommand(USAGE, 'import failed', main);

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { DEFAULT_CORES } from '../chain/deployments.js';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { startStatusServer } from '../indexer/http.js';
 import { createIndexer } from '../indexer/indexer.js';
@@ -8,6 +7,7 @@ import { createBackfillProgress } from '../indexer/progress-bar.js';
 import { IndexerStatus } from '../indexer/status.js';
 import { type ChainTarget, parseTargets } from '../chain/targets.js';
 import { createServerLogger } from '../logger.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once]
        (in the image: node dist/cli/index.js ...)
@@ -18,8 +18,6 @@ chain"). With --rpc-url and --chain-id it follows one core: --core (default: the
 on that chain) from --from-block (default: its deployment block; only used when the core has no
 checkpoint yet). --confirmations overrides INDEXER_CONFIRMATIONS. --once indexes up to the head minus
 the confirmations, then exits 0.`;
-
-class UsageError extends Error {}
 
 function targetsFromFlags(values: Record<string, string | boolean | undefined>, config: Config): ChainTarget[] {
   const rpcUrl = values['rpc-url'] as string | undefined;
@@ -42,7 +40,7 @@ function targetsFromFlags(values: Record<string, string | boolean | undefined>, 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const parsed = parseCommandLine(USAGE, {
     options: {
       'rpc-url': { type: 'string' },
       'chain-id': { type: 'string' },
@@ -50,14 +48,10 @@ async function main(): Promise<void> {
       'from-block': { type: 'string' },
       confirmations: { type: 'string' },
       once: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  if (!parsed) return;
+  const { values } = parsed;
   const config = loadConfig();
   const targets = targetsFromFlags(values, config);
   if (values.confirmations !== undefined && !/^[0-9]{1,5}$/.test(values.confirmations)) throw new UsageError('--confirmations must be a number of blocks');
@@ -107,9 +101,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else if (error instanceof ConfigError) console.error(error.message);
-  else console.error(`index failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
-});
+runCommand(USAGE, 'index failed', main, { stack: true });

@@ -1,13 +1,18 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine, runCommand } from './command-line.js';
 import { generateOpenApiDocument } from './openapi-document.js';
 
-/** `npm run openapi`: writes the API document to openapi.json at the repository root, without listening. */
-const target = fileURLToPath(new URL('../../openapi.json', import.meta.url));
-try {
+const USAGE = `Usage: npm run openapi
+
+Writes the API document to openapi.json at the repository root, without a database or a listening
+server. Takes no arguments.`;
+
+async function main(): Promise<void> {
+  if (!parseCommandLine(USAGE, {})) return;
+  const target = fileURLToPath(new URL('../../openapi.json', import.meta.url));
   await writeFile(target, await generateOpenApiDocument());
   console.log(`wrote ${target}`);
-} catch (error) {
-  console.error(`openapi export failed: ${(error as Error).message}`);
-  process.exitCode = 1;
 }
+
+runCommand(USAGE, 'openapi export failed', main);

@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { ConfigError } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { DEFAULT_SEED, generateDataset } from '../seed/dataset.js';
 import { hasCampaigns, truncateDataset, writeDataset } from '../ingest/bulk-load.js';
 import { loadBulkConfig } from './bulk-config.js';
+import { CommandError, parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const USAGE = `Usage: npm run db:seed -- --campaigns N --claims M [--seed S] [--now ISO-8601] [--reset]
 
@@ -14,21 +13,17 @@ Fills DATABASE_URL (or the embedded database) with deterministic demo data: the 
 
 /** `npm run db:seed`: the data generator's command line. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const parsed = parseCommandLine(USAGE, {
     options: {
       campaigns: { type: 'string', default: '1000' },
       claims: { type: 'string', default: '10000' },
       seed: { type: 'string', default: String(DEFAULT_SEED) },
       now: { type: 'string' },
       reset: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  if (!parsed) return;
+  const { values } = parsed;
   const campaigns = parseCount('--campaigns', values.campaigns);
   const claims = parseCount('--claims', values.claims);
   const now = values.now === undefined ? new Date() : new Date(values.now);
@@ -39,7 +34,7 @@ async function main(): Promise<void> {
     await database.migrate();
     if (values.reset) await truncateDataset(database.db);
     else if (await hasCampaigns(database.db)) {
-      throw new UsageError(`${database.location} already holds campaigns; pass --reset to replace them`);
+      throw new CommandError(`${database.location} already holds campaigns; pass --reset to replace them`);
     }
 
     const started = Date.now();
@@ -67,8 +62,6 @@ async function main(): Promise<void> {
     await database.close();
   }
 }
-
-class UsageError extends Error {}
 
 function parseCount(name: string, value: string): number {
   if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);
@@ -100,9 +93,4 @@ function createProgress(total: number) {
   };
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else if (error instanceof ConfigError) console.error(error.message);
-  else console.error(`seeding failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-});
+runCommand(USAGE, 'seeding failed', main);

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { type ApiTokensRepository, createApiTokensRepository } from '../repositories/api-tokens.repository.js';
+import { CommandError, parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const USAGE = `Usage:
   npm run token -- create --user <address-or-user-id> [--label <label>]
@@ -25,24 +24,17 @@ const TOKEN_ID = /^[1-9][0-9]{0,8}$/;
 const MAX_LABEL_LENGTH = 100;
 const UNDEFINED_TABLE = '42P01';
 
-class UsageError extends Error {}
-class CommandError extends Error {}
-
 interface Arguments {
   command: string | undefined;
   operands: string[];
   user: string | undefined;
   label: string | undefined;
-  help: boolean;
 }
 
 /** `npm run token`: a thin command line over the api-tokens repository. */
 async function main(): Promise<void> {
-  const args = parseArguments(process.argv.slice(2));
-  if (args.help) {
-    console.log(USAGE);
-    return;
-  }
+  const args = parseArguments();
+  if (!args) return;
   const run = commandFor(args);
   const config = loadConfig();
   if (!config.DATABASE_URL) checkEmbeddedDatabase(config.PGLITE_DATA_DIR);
@@ -56,24 +48,12 @@ async function main(): Promise<void> {
   }
 }
 
-function parseArguments(argv: string[]): Arguments {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        user: { type: 'string' },
-        label: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    const [command, ...operands] = positionals;
-    return { command, operands, user: values.user, label: values.label, help: values.help };
-  } catch (error) {
-    // parseArgs explains unknown options and missing option values well; keep its words.
-    throw new UsageError((error as Error).message);
-  }
+/** The arguments, or null after --help. */
+function parseArguments(): Arguments | null {
+  const parsed = parseCommandLine(USAGE, { options: { user: { type: 'string' }, label: { type: 'string' } }, allowPositionals: true });
+  if (!parsed) return null;
+  const [command, ...operands] = parsed.positionals;
+  return { command, operands, user: parsed.values.user, label: parsed.values.label };
 }
 
 type Command = (tokens: ApiTokensRepository, database: DatabaseHandle) => Promise<void>;
@@ -167,21 +147,13 @@ async function revokeToken(tokens: ApiTokensRepository, id: number) {
 }
 
 /**
- * Opening a missing embedded database would create an empty one; say so instead. PGlite does not
- * lock its data directory, and two processes writing it would corrupt it: while a server holds
- * it, PGlite keeps a postmaster.pid file there (removed when it closes cleanly).
+ * Opening a missing embedded database would create an empty one; say so instead. One held by a
+ * running server is refused when opened (src/db/pglite-lock.ts).
  */
 function checkEmbeddedDatabase(dataDir: string): void {
   if (dataDir.startsWith('memory://')) throw new CommandError('PGLITE_DATA_DIR is memory://: there are no tokens to manage');
   if (!existsSync(dataDir)) {
     throw new CommandError(`no embedded database at ${dataDir}: start the server once, or set DATABASE_URL or PGLITE_DATA_DIR`);
-  }
-  const pidFile = join(dataDir, 'postmaster.pid');
-  if (existsSync(pidFile)) {
-    throw new CommandError(
-      `the embedded database at ${dataDir} is in use (${pidFile} exists): stop the server first. ` +
-        'If no server is running, it was not shut down cleanly; delete that file and retry.',
-    );
   }
 }
 
@@ -195,9 +167,4 @@ function explainMissingSchema(error: unknown, database: DatabaseHandle): unknown
   return error;
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else if (error instanceof ConfigError || error instanceof CommandError) console.error(error.message);
-  else console.error(`token command failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-});
+runCommand(USAGE, 'token command failed', main);

@@ -4,6 +4,7 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { copyStatement, type Database, type DatabaseHandle, dialect, withTimeout } from './handle.js';
 import { migratePglite } from './migrate.js';
+import { lockDataDir } from './pglite-lock.js';
 import * as schema from './schema.js';
 
 /**
@@ -13,11 +14,20 @@ import * as schema from './schema.js';
 export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, {
-    // Match node-postgres, which returns int8 as a string, so raw queries behave the same on both drivers.
-    parsers: { [pgliteTypes.INT8]: (value: string) => value },
-  });
-  return wrapPglite(client, inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite at ${dataDir}`);
+  // A directory another process holds is refused before PGlite touches it (src/db/pglite-lock.ts).
+  const unlock = inMemory ? () => undefined : lockDataDir(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir, {
+      // Match node-postgres, which returns int8 as a string, so raw queries behave the same on both drivers.
+      parsers: { [pgliteTypes.INT8]: (value: string) => value },
+    });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const handle = wrapPglite(client, inMemory ? 'embedded PGlite (in memory)' : `embedded PGlite at ${dataDir}`);
+  return { ...handle, close: () => handle.close().finally(unlock) };
 }
 
 /** Wraps an open PGlite instance; tests use it to hand a cloned database to the app. */

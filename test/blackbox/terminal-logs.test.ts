@@ -15,8 +15,8 @@ const SCRIPT = '/usr/bin/script';
 const hasScript = existsSync(SCRIPT);
 if (!hasScript) console.log(`terminal logs test skipped: no ${SCRIPT} (apt-get install bsdutils)`);
 
-/** The server's output on a pseudo-terminal, from start until it logs `ready`. */
-async function outputOnTerminal(env: Record<string, string>): Promise<string> {
+/** The server's output on a pseudo-terminal, from start until it logs `until` (`ready`). */
+async function outputOnTerminal(env: Record<string, string>, until = /\bready\b/): Promise<string> {
   const child = spawn(SCRIPT, ['--quiet', '--return', '--flush', '--command', `${process.execPath} dist/server.js`, '/dev/null'], {
     cwd: ROOT,
     // Its own process group, so that the shell `script` starts and the server end together.
@@ -45,7 +45,8 @@ async function outputOnTerminal(env: Record<string, string>): Promise<string> {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
-    if (/\bready\b/.test(output)) kill();
+    // eslint-disable-next-line no-control-regex
+    if (until.test(output.replace(/\u001b\[[0-9;]*m/g, ''))) kill();
   });
   await ended;
   clearTimeout(deadline);
@@ -58,14 +59,21 @@ describe.skipIf(!hasScript)('logs of the built server on a terminal', () => {
   it('are readable lines: time, level, message, fields below', async () => {
     const output = await outputOnTerminal({});
     expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: database opened\n {4}database: "embedded PGlite \(in memory\)"$/m);
+    expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: campaign service listening on http:\/\/127\.0\.0\.1:\d+; API docs at http:\/\/127\.0\.0\.1:\d+\/docs /m);
     expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: ready$/m);
     expect(output).not.toMatch(/^\{"level"/m);
+    // Every line is the logger's: a time and level, or a field below one.
+    expect(output.split('\n').filter((line) => line !== '' && !/^(\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: | {4})/.test(line))).toEqual([]);
   }, 30_000);
 
-  it('stay JSON with NODE_ENV=production, as in the image', async () => {
-    const output = await outputOnTerminal({ NODE_ENV: 'production' });
-    const lines = output.split('\n').filter((line) => line.startsWith('{'));
-    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(expect.arrayContaining(['database opened', 'ready']));
+  it('stay JSON with NODE_ENV=production, as in the image: the start banner and the demo token too', async () => {
+    const output = await outputOnTerminal({ NODE_ENV: 'production', DEMO_DATA: 'true' }, /demo token for the staging routes[^\n]*\n/);
+    const lines = output.split('\n').filter((line) => line !== '');
+    expect(lines.filter((line) => !line.startsWith('{'))).toEqual([]);
+    const entries = lines.map((line) => JSON.parse(line) as { msg: string; demoToken?: string });
+    expect(entries.map(({ msg }) => msg)).toEqual(expect.arrayContaining(['database opened', 'ready']));
+    expect(entries.map(({ msg }) => msg)).toContainEqual(expect.stringMatching(/^campaign service listening on http:\/\/127\.0\.0\.1:\d+; API docs at /));
+    expect(entries.find((entry) => entry.demoToken)?.demoToken).toMatch(/^cs_[A-Za-z0-9_-]{43}$/);
     expect(output).not.toMatch(/INFO: ready/);
-  }, 30_000);
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,23 +144,25 @@ describe('npm run token', { timeout: 120_000 }, () => {
     expect(again.stderr).toContain(`no active token with id ${id}`);
   });
 
-  it('explains usage errors, unknown users and unusable databases, exits 1 and prints nothing on stdout', async () => {
+  it('explains usage errors (exit 2, with the usage), unknown users and unusable databases (exit 1), and prints nothing on stdout', async () => {
     // Each run starts a process (seconds on a small machine): a few representative cases, side by side.
-    const cases: [string[], string, boolean][] = [
-      [[], 'missing command', true],
-      [['create', '--user', 'alice'], '--user must be an address (0x followed by 40 hexadecimal characters) or a user id', true],
-      [['list', '--label', 'x'], '--user and --label belong to create, not to list', true],
-      [['revoke', 'abc'], "revoke needs a token id, a positive whole number (got 'abc')", true],
-      [['create', '--user', '0x0000000000000000000000000000000000000001'], 'no user 0x0000000000000000000000000000000000000001 in ', false],
+    const cases: [string[], string, number][] = [
+      [[], 'missing command', 2],
+      [['create', '--user', 'alice'], '--user must be an address (0x followed by 40 hexadecimal characters) or a user id', 2],
+      [['list', '--label', 'x'], '--user and --label belong to create, not to list', 2],
+      [['revoke', 'abc'], "revoke needs a token id, a positive whole number (got 'abc')", 2],
+      [['list', '--bogus-flag'], 'unknown option --bogus-flag', 2],
+      [['create', '--user'], "Option '--user <value>' argument missing", 2],
+      [['create', '--user', '0x0000000000000000000000000000000000000001'], 'no user 0x0000000000000000000000000000000000000001 in ', 1],
     ];
     const results = await Promise.all(cases.map(([args]) => token(...args)));
 
-    // The embedded database: missing, or held by a running server (PGlite's postmaster.pid).
+    // The embedded database: missing, or held by a running process (this test's, named in the lock beside it).
     const inUse = await mkdtemp(join(tmpdir(), 'token-cli-in-use-'));
-    await writeFile(join(inUse, 'postmaster.pid'), '-42\n');
+    await writeFile(`${inUse}.lock`, `${process.pid}\n`);
     cases.push(
-      [['list'], `no embedded database at ${inUse}-missing`, false],
-      [['list'], `the embedded database at ${inUse} is in use`, false],
+      [['list'], `no embedded database at ${inUse}-missing`, 1],
+      [['list'], `the embedded database at ${inUse} is in use by process ${process.pid}`, 1],
     );
     try {
       results.push(
@@ -170,13 +173,22 @@ describe('npm run token', { timeout: 120_000 }, () => {
       );
     } finally {
       await rm(inUse, { recursive: true, force: true });
+      await rm(`${inUse}.lock`, { force: true });
     }
     results.forEach((result, index) => {
-      const [, message, showsUsage] = cases[index]!;
-      expect(result.code).toBe(1);
+      const [, message, code] = cases[index]!;
+      expect(result.code).toBe(code);
       expect(result.stderr).toContain(message);
-      expect(result.stderr.includes('Usage:')).toBe(showsUsage);
+      expect(result.stderr.includes('Usage:')).toBe(code === 2);
       expect(result.stdout).toBe('');
     });
+  });
+
+  it('--help prints the usage and touches no database', async () => {
+    const missing = join(tmpdir(), `token-cli-help-${process.pid}`);
+    const help = await tokenWith({ PGLITE_DATA_DIR: missing }, 'list', '--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage:/);
+    expect(existsSync(missing)).toBe(false);
   });
 });

@@ -89,12 +89,14 @@ describe('logging of bearer credentials', () => {
   it('logs each refused attempt at warn level', async () => {
     output.length = 0;
     await app.inject({ url: '/users/profile' });
+    await app.inject({ url: '/users/profile', headers: { authorization: 'Bearer two words' } });
     await app.inject({ url: '/users/profile', headers: { authorization: 'Bearer nonsense' } });
     await app.inject({ url: '/users/profile', headers: { authorization: `Bearer cs_${'x'.repeat(43)}` } });
     const warnings = lines().filter((line) => line.level === WARN);
     expect(warnings.map(({ msg, reason }) => ({ msg, reason }))).toEqual([
       { msg: 'bearer authentication refused', reason: 'missing' },
       { msg: 'bearer authentication refused', reason: 'malformed' },
+      { msg: 'bearer authentication refused', reason: 'not a token of this service' },
       { msg: 'bearer authentication refused', reason: 'unknown or revoked' },
     ]);
   });

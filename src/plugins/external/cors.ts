@@ -50,7 +50,9 @@ export function corsOrigins(origins: string[] | undefined): { public: Origin; st
  * - preflights are answered in an onRequest hook, before any route (and its bearer
  *   authentication) runs: a browser never sends credentials on a preflight. A preflight matches
  *   @fastify/cors's catch-all `OPTIONS *` route, not the route it asks about, so the paths of the
- *   routes are kept in a second router to find which policy the preflight is for;
+ *   routes are kept in a second router to find which policy the preflight is for. A preflight for
+ *   a staging route gets a 204 without any Access-Control-* header, as @fastify/cors answers an
+ *   origin its list does not hold: the browser reads that as "not allowed";
  * - the actual answer is decided by its own route's config, never by that lookup: an onSend hook
  *   removes the permission from a staging route's answer.
  * An OPTIONS request that is no preflight is not CORS: it gets the 405 every other method gets.
@@ -90,8 +92,12 @@ export const corsPolicy = fp<CorsPolicyOptions>(
     app.addHook('onRequest', (request, reply, done) => {
       if (request.method === 'OPTIONS') {
         const isPreflight = Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
-        if (!isPreflight || (stagingClosed && isStagingPath(request.url))) {
+        if (!isPreflight) {
           reply.callNotFound();
+          return;
+        }
+        if (stagingClosed && isStagingPath(request.url)) {
+          reply.code(204).send();
           return;
         }
       }
