@@ -125,6 +125,8 @@ contract TestBoostCore {
 
 abstract contract TestIncentive is ITestIncentive {
     event Claimed(address indexed recipient, bytes data);
+    /// The proxy generation's IToppable event (the legacy bytecode the SDK ships has no top-up).
+    event ToppedUp(address sender, uint256 amount);
 
     uint256 public claims;
 
@@ -146,6 +148,13 @@ contract TestERC20Incentive is TestIncentive {
         claims++;
         emit Claimed(claimant, abi.encodePacked(asset, claimant, reward));
         return true;
+    }
+
+    /// ERC20Incentive.topup: POOL only, in whole rewards, each one more claim.
+    function topup(uint256 amount) external {
+        require(strategy == 0 && amount > 0 && amount % reward == 0, "bad top-up");
+        limit += amount / reward;
+        emit ToppedUp(msg.sender, amount);
     }
 
     function getComponentInterface() external pure override returns (bytes4) {
@@ -184,6 +193,13 @@ contract TestERC20VariableCriteriaIncentiveV2 is TestIncentive {
         claims++;
         emit Claimed(claimant, abi.encodePacked(asset, claimant, amount));
         return true;
+    }
+
+    /// The variable incentives' topup: the budget (`limit`, in the asset) grows by `amount`.
+    function topup(uint256 amount) external {
+        require(amount > 0, "bad top-up");
+        limit += amount;
+        emit ToppedUp(msg.sender, amount);
     }
 
     function getIncentiveCriteria() external view returns (IncentiveCriteriaV2 memory) {

@@ -36,7 +36,7 @@ export const TOPICS = {
   IncentiveAdded: toEventSelector(boostCoreEvents[1]),
   BoostClaimed: toEventSelector(boostCoreEvents[2]),
   Claimed: toEventSelector(incentiveClaimedEvent[0]),
-  ToppedUp: toEventSelector('event ToppedUp(address indexed sender, uint256 amount)'),
+  ToppedUp: toEventSelector('event ToppedUp(address sender, uint256 amount)'),
 } as const;
 
 export interface RawLogQuery {
