@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/**
+ * examples/campaigns.ndjson, the file the walk-through of docs/operations.md ("Your own data")
+ * imports: the commands it shows (a dry run, then the import) accept it, and the API then answers
+ * with its campaigns, their claims and its tokens' prices.
+ */
+
+const run = promisify(execFile);
+const EXAMPLE = 'examples/campaigns.ndjson';
+const records = readFileSync(EXAMPLE, 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as { kind: string; chainId?: number; coreAddress?: string; identifier?: string });
+
+// The commands reach the database by URL: PostgreSQL only (the embedded test database has none).
+describe.runIf(inject('testDatabase').kind === 'postgres')('the example import file', () => {
+  let database: TestDatabase;
+  let app: App;
+  const command = (script: string, args: string[]) =>
+    run('node', [`dist/cli/${script}.js`, ...args], { env: { PATH: process.env.PATH, DATABASE_URL: database.url, LOG_LEVEL: 'silent' } });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('holds campaigns of several variants, claims, priced tokens and a template', () => {
+    const kinds = new Set(records.map((record) => record.kind));
+    for (const kind of ['token', 'project', 'actionTemplate', 'contract', 'allowList', 'campaign', 'claim']) expect(kinds).toContain(kind);
+    const variants = new Set(
+      records.filter((record) => record.kind === 'campaign').flatMap((record) => (record as unknown as { incentives: { type: string }[] }).incentives.map((incentive) => incentive.type)),
+    );
+    expect(variants.size).toBeGreaterThanOrEqual(5);
+    expect(records.filter((record) => record.kind === 'token').every((token) => (token as unknown as { priceUsd: string | null }).priceUsd !== null)).toBe(true);
+  });
+
+  it('is accepted by a dry run, imported, and served', async () => {
+    const dryRun = await command('import', [EXAMPLE, '--dry-run']);
+    expect(dryRun.stderr).toBe('');
+    await command('import', [EXAMPLE]);
+    app = await buildTestApp(database);
+    const campaigns = records.filter((record) => record.kind === 'campaign');
+    const list = await app.inject('/campaigns?tokenWhitelist=false&pageSize=100');
+    expect(list.json<{ totalCampaigns: number }>().totalCampaigns).toBe(campaigns.length);
+    let claims = 0;
+    for (const campaign of campaigns) {
+      const id = `${campaign.chainId}:${campaign.coreAddress}:${campaign.identifier}`;
+      expect((await app.inject(`/campaigns/${id}`)).statusCode, id).toBe(200);
+      const activity = await app.inject(`/campaigns/${id}/activity?pageSize=100`);
+      expect(activity.statusCode, id).toBe(200);
+      claims += activity.json<{ totalActivityCount: number }>().totalActivityCount;
+    }
+    expect(claims).toBe(records.filter((record) => record.kind === 'claim').length);
+  });
+});
