@@ -257,10 +257,9 @@ function boundSingleQueries(pool: pg.Pool, queryTimeoutMs: number, retries: numb
  *
  * Neither node-postgres's `query_timeout` nor its promise API: with either, each answer stayed
  * reachable past the next young-generation collection and was promoted, about a response's worth of
- * bytes per query, so the old generation grew until a full collection. Measured with --trace-gc-nvp
- * on ten concurrent loops of the list query for 4 s: 4.8 MB promoted per scavenge and 7,300 queries
- * before, none and 12,000 queries with this callback (see also ApiClient.query, and README, "Reads
- * while claims are written", on what promotion does to peak RSS).
+ * bytes per query, so the old generation grew until a full collection; with this callback nothing is
+ * promoted and more queries are answered (`--trace-gc-nvp` shows it; see also ApiClient.query, and
+ * docs/performance.md on what promotion does to peak RSS).
  */
 function queryWithin(pool: pg.Pool, config: unknown, values: unknown, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {

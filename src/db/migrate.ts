@@ -32,7 +32,7 @@ export async function migratePostgres(url: string, connectTimeoutMs = 5000): Pro
   try {
     const db = drizzleNodePg({ client });
     const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
-    // No time limit for this transaction, whatever the role's or database's defaults (the README's
+    // No time limit for this transaction, whatever the role's or database's defaults (docs/operations.md's
     // PgBouncer section has the API's role carry its 5-second timeouts): a migration may rebuild an
     // index over every claim, and waits for the lock while another replica migrates. One message,
     // so that the transaction is not idle between BEGIN and the settings, and a transaction pooler

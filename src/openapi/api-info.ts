@@ -1,7 +1,7 @@
 import { BEARER_SECURITY_SCHEME } from '../auth/bearer-auth.js';
 /**
  * The prose of the API document: what a consumer reads before the first call. It states the
- * defaults; an operator may change the numbers (see the README's configuration table).
+ * defaults; an operator may change the numbers (docs/configuration.md).
  */
 export const API_TITLE = 'Reward Campaign Service API';
 export const API_VERSION = '2.0.0';

@@ -11,7 +11,7 @@ import { entityTag } from '../entity-tag.js';
  * the handler; the public-cache hook still adds Cache-Control and answers If-None-Match with 304.
  * Keys are the request target as sent (path and query). Only 200s are kept; errors never are.
  *
- * The staleness this allows (at most `ttlMs`, 1 s by default) is documented in the README: the
+ * The staleness this allows (at most `ttlMs`, 1 s by default) is documented in docs/design.md: the
  * answers depend on time (isActive, trending windows) and on the data, both of which move on.
  *
  * Expired answers go as soon as the next answer is kept, not when `maxBytes` runs out: what the

@@ -13,8 +13,8 @@ export interface WorkerConnection {
  * A claim loader that reads on a worker thread (claim-load-worker.ts) and applies each chunk here
  * as it arrives. The server's heap then only sees the claims as typed arrays: the load's garbage
  * (the rows' texts, parsed arrays, driver buffers) stays in the worker's heap and goes with it,
- * where on this thread it sat in the old generation until a full collection (RSS at readiness 256
- * MB on the 1,000,000-claim set; see README, "Memory").
+ * where on this thread it sat in the old generation until a full collection and raised the RSS at
+ * readiness (docs/performance.md).
  */
 export function loadInWorker(connection: WorkerConnection): ClaimLoader {
   return (from, timeoutMs, onChunk, signal) =>

@@ -13,10 +13,10 @@ import { ClaimFeedListener } from './claim-feed-listener.js';
  * - PGlite: none (one process; the demo polls).
  *
  * The claim windows read the feed on that session too. Every request that reads claim volumes waits
- * for a feed read; through a transaction pooler it took a hop more (trending kept 0.52-0.81 of its
- * direct throughput through PgBouncer, 0.76-0.96 with the feed read directly, alternating on
- * 2026-11-25), and on direct connections a pool checkout and the query builder's work, for a
- * statement that is always the same.
+ * for a feed read; through a transaction pooler it took a hop more (trending lost a large share of its
+ * throughput through PgBouncer, much less with the feed read directly: docs/operations.md, PgBouncer), and on
+ * direct connections a pool checkout and the query builder's work, for a statement that is always
+ * the same.
  */
 export function claimFeedSignal(
   config: Pick<

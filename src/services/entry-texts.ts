@@ -103,7 +103,7 @@ function describe(
 ): DescribedEntry {
   const fields = entryStanding(standing, entry.allowListType, options.claimant);
   // Added to the standing, not spread with it into a new object: V8 promoted every object built by
-  // spreading this many properties (see README, "Reads while claims are written").
+  // spreading this many properties, and promoted objects raise peak RSS (docs/performance.md).
   const perRequest = JSON.stringify(Object.assign(fields, entryVolumes(volume))).slice(1, -1);
   const metadata =
     options.includeTokenMetadata && entry.tokenMetadata !== undefined ? `,"actionTokenMetadata":${entry.tokenMetadata}` : '';

@@ -6,9 +6,8 @@
 --
 -- A SQL function of one SELECT, neither STRICT nor VOLATILE, and without SET options: PostgreSQL
 -- inlines it into the calling statement, so a caller that keeps its statement's plan (the claim feed's
--- own session, a named statement on a generic plan) runs it with no function call at all: 51 against
--- 66-72 us of PostgreSQL CPU per poll as the PL/pgSQL function it was (pgbench, one client at 2,000
--- polls/s, 2026-11-26), and a server under load polls a few thousand times a second. Callers through
+-- own session, a named statement on a generic plan) runs it with no function call at all, cheaper per
+-- poll than a PL/pgSQL function, and a server under load polls a few thousand times a second. Callers through
 -- the pool, which cannot keep a named statement, go through claim_changes_since(). STABLE: it runs on
 -- its caller's snapshot, so the position and the changes are as of one snapshot, as the claim-volume
 -- state needs.

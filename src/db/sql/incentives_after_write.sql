@@ -3,8 +3,8 @@
 -- The claims trigger (claims_after_write()) moves the totals and does what follows itself, for the
 -- campaigns it knows; its updates are flagged (campaign_service.claims_writing) and do not fire the
 -- update trigger at all: its WHEN clause leaves them out before PostgreSQL calls this function, which
--- every claim paid for otherwise (about 0.3 of a claim's 2 ms of PostgreSQL CPU, with the transition
--- tables handed to it; bench/README.md, "Live writes").
+-- every claim paid for otherwise (a large share of a claim's PostgreSQL CPU, with the transition
+-- tables handed to it; docs/performance.md).
 CREATE OR REPLACE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   keys integer[];
