@@ -6,7 +6,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
 import { createIndexer } from '../src/indexer/indexer.js';
-import { validateRecord } from '../src/ingest/validate.js';
+import { memorySource } from '../src/ingest/memory-source.js';
 import { ingest } from '../src/ingest/write.js';
 import type { UpsertRecord } from '../src/ingest/records.js';
 import { ASSET, claimFor, claimMany, createBoost, deploy, deployComponents, startAnvil, userAddress } from '../scripts/chain/local-chain.js';
@@ -60,18 +60,7 @@ async function scratchDatabase(): Promise<{ database: DatabaseHandle; drop: () =
 }
 
 async function write(database: DatabaseHandle, records: UpsertRecord[]) {
-  await ingest(
-    database,
-    (async function* () {
-      let line = 0;
-      for (const record of records) {
-        const validated = validateRecord(record);
-        if (!validated.ok) throw new Error(validated.error);
-        yield { line: ++line, key: validated.key, record: validated.record };
-      }
-    })(),
-    { derived: 'live' },
-  );
+  await ingest(database, memorySource(records), { derived: 'live' });
 }
 
 const token = (chainId: number): UpsertRecord => ({

@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { startStatusServer } from '../../src/indexer/http.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { IndexerStatus } from '../../src/indexer/status.js';
-import { validateRecord } from '../../src/ingest/validate.js';
+import { memorySource } from '../../src/ingest/memory-source.js';
 import { ingest } from '../../src/ingest/write.js';
 import type { UpsertRecord } from '../../src/ingest/records.js';
 import { amountData, boostBasics, claim, ISSUE_SELECTOR, NO_AMOUNT, transferCriteria } from './boosts.js';
@@ -144,18 +144,7 @@ const operatorRecords: UpsertRecord[] = [
   { kind: 'contract', chainId: chain.chainId, address: token.toLowerCase(), name: 'Demo Token' },
   { kind: 'contract', chainId: chain.chainId, address: points.toLowerCase(), name: 'Demo Points' },
 ];
-await ingest(
-  database,
-  (async function* () {
-    let line = 0;
-    for (const record of operatorRecords) {
-      const validated = validateRecord(record);
-      if (!validated.ok) throw new Error(validated.error);
-      yield { line: ++line, key: validated.key, record: validated.record };
-    }
-  })(),
-  { derived: 'live' },
-);
+await ingest(database, memorySource(operatorRecords), { derived: 'live' });
 
 const coreAddress = core.assertValidAddress();
 const status = new IndexerStatus(config.INDEXER_LAG_BUDGET_S);

@@ -3,8 +3,8 @@ import type { Hex } from 'viem';
 import { getLogsSplitting, TOPICS } from '../chain/logs.js';
 import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { ingest, type SourceRecord } from '../ingest/write.js';
-import { validateRecord } from '../ingest/validate.js';
+import { memorySource } from '../ingest/memory-source.js';
+import { ingest } from '../ingest/write.js';
 import type { IngestRecord } from '../ingest/records.js';
 import { buildBatch, noneSkipped, type RawLog, type SkippedCounts } from './batch.js';
 import { confirmBasis } from './basis.js';
@@ -224,12 +224,6 @@ export class CoreIndexer {
   }
 }
 
-/** The records as the import reads them: each validated against its kind's schema (a failure here is a bug of the indexer's). */
-async function* sourceOf(records: IngestRecord[]): AsyncGenerator<SourceRecord> {
-  let line = 0;
-  for (const record of records) {
-    const validated = validateRecord(record);
-    if (!validated.ok) throw new Error(`the indexer built an invalid ${record.kind} record: ${validated.error}`);
-    yield { line: ++line, key: validated.key, record: validated.record };
-  }
-}
+/** The records as the import reads them: a record that fails validation is a bug of the indexer's. */
+const sourceOf = (records: IngestRecord[]) =>
+  memorySource(records, (record, error) => new Error(`the indexer built an invalid ${record.kind} record: ${error}`));

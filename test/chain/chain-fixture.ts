@@ -13,7 +13,7 @@ import {
 } from '../../scripts/chain/local-chain.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { createIndexer, type IndexerSettings } from '../../src/indexer/indexer.js';
-import { validateRecord } from '../../src/ingest/validate.js';
+import { memorySource } from '../../src/ingest/memory-source.js';
 import { ingest } from '../../src/ingest/write.js';
 import type { UpsertRecord } from '../../src/ingest/records.js';
 
@@ -47,15 +47,7 @@ export function operatorRecords(chainId: number): UpsertRecord[] {
 }
 
 export async function importRecords(database: DatabaseHandle, records: UpsertRecord[]): Promise<void> {
-  async function* source() {
-    let line = 0;
-    for (const record of records) {
-      const validated = validateRecord(record);
-      if (!validated.ok) throw new Error(validated.error);
-      yield { line: ++line, key: validated.key, record: validated.record };
-    }
-  }
-  await ingest(database, source(), { derived: 'live' });
+  await ingest(database, memorySource(records), { derived: 'live' });
 }
 
 /**

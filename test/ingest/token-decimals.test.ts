@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import type { TokenRecord } from '../../src/ingest/records.js';
-import { validateRecord } from '../../src/ingest/validate.js';
+import { memorySource } from '../../src/ingest/memory-source.js';
 import { ingest, type IngestSummary } from '../../src/ingest/write.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -49,17 +49,8 @@ describe('token decimals: the chain over an import', () => {
     await database?.close();
   });
 
-  const write = async (records: TokenRecord[], tokensFromChain = false): Promise<IngestSummary['token']> => {
-    async function* source() {
-      let line = 0;
-      for (const record of records) {
-        const validated = validateRecord(record);
-        if (!validated.ok) throw new Error(validated.error);
-        yield { line: ++line, key: validated.key, record: validated.record };
-      }
-    }
-    return (await ingest(database, source(), { derived: 'live', tokensFromChain })).token;
-  };
+  const write = async (records: TokenRecord[], tokensFromChain = false): Promise<IngestSummary['token']> =>
+    (await ingest(database, memorySource(records), { derived: 'live', tokensFromChain })).token;
   const row = async (address: string) => {
     const [found] = await queryRows<TokenRow>(
       database.db,
