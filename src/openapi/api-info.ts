@@ -1,14 +1,19 @@
 import { BEARER_SECURITY_SCHEME } from '../auth/bearer-auth.js';
 /**
  * The prose of the API document: what a consumer reads before the first call. It states the
- * defaults; an operator may change the numbers (docs/configuration.md).
+ * defaults; an operator may change the numbers (docs/configuration.md). All but the first paragraph
+ * is folded (`<details>`), so that the docs page shows the operations on its first screen.
  */
 export const API_TITLE = 'Reward Campaign Service API';
 export const API_VERSION = '2.0.0';
 
 export const API_DESCRIPTION = `Read-only HTTP JSON API over on-chain reward campaigns: campaigns with their incentives and
 action steps, campaigns trending by value claimed, the contracts campaigns target, and, for a signed-in user, their
-access lists and profile. Every operation is a GET.
+access lists and profile. Every operation is a GET. On the zero-setup start (the embedded demo), the required parameters'
+examples are demo data, so "Try it out" answers with data at once.
+
+<details>
+<summary>Servers, authentication, errors, pagination, caching, rate limits, browsers, conventions</summary>
 
 ## Servers
 The document's server serves the public operations. The staging operations (\`/campaigns/accesslists\`,
@@ -66,7 +71,9 @@ may send \`Authorization\`.
 - Large numbers (amounts, fees, counts, indexes) are strings of decimal digits, up to uint256; \`chainId\` is a number.
 - A campaign ID is \`<chain_id>:<campaign_core_address>:<identifier>\`.
 - Date-times are ISO 8601 UTC; \`blockTimestamp\` is unix seconds as a string.
-- List parameters are comma-separated (at most 50 entries); booleans are \`true\` or \`false\`.`;
+- List parameters are comma-separated (at most 50 entries); booleans are \`true\` or \`false\`.
+
+</details>`;
 
 export const API_TAGS = [
   { name: 'campaigns', description: 'Campaigns with their incentives and action steps: the filtered list, and one campaign by ID.' },

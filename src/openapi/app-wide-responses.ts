@@ -16,13 +16,13 @@ const rateLimitHeaders = {
   'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets' },
   'RateLimit-Policy': {
     type: 'string',
-    description: 'The budget as the IETF draft (draft-ietf-httpapi-ratelimit-headers) words it: "default";q=<requests>;w=<window seconds>',
+    description: 'The budget as the IETF draft (draft-ietf-httpapi-ratelimit-headers) words it: `"default";q=<requests>;w=<window seconds>`',
   },
-  RateLimit: { type: 'string', description: 'What is left of it: "default";r=<requests left>;t=<seconds until the window resets>' },
+  RateLimit: { type: 'string', description: 'What is left of it: `"default";r=<requests left>;t=<seconds until the window resets>`' },
 };
 const cacheHeaders = {
   ETag: { type: 'string', description: 'Strong entity tag of the body; send it back in If-None-Match' },
-  'Cache-Control': { type: 'string', description: 'public, max-age=<seconds> (10 by default)' },
+  'Cache-Control': { type: 'string', description: '`public, max-age=<seconds>` (10 by default)' },
 };
 
 const APP_WIDE_RESPONSES: Record<string, unknown> = {

@@ -2,10 +2,14 @@
  * Finishing touches on the generated document's parameters, for readers and for the docs page's
  * "Try it out":
  *
- * - a parameter whose schema is a named component (an Address, a CampaignId) shows that
- *   component's example, as does a list of them;
+ * - a required parameter shows a value of the demo data (demo-examples.ts), or else its schema's
+ *   example, so that "Try it out" answers with data on the first click;
+ * - an optional parameter shows none: the docs page would fill it in, and a filter nobody chose
+ *   narrows the answer to nothing;
  * - list parameters are comma-separated (`style: form, explode: false`), as the server reads them.
  */
+import { REQUIRED_PARAMETER_EXAMPLES } from './demo-examples.js';
+
 
 interface SchemaObject {
   $ref?: string;
@@ -19,6 +23,8 @@ interface SchemaObject {
 
 interface ParameterObject {
   in: string;
+  name: string;
+  required?: boolean;
   schema?: SchemaObject;
   example?: unknown;
   examples?: unknown;
@@ -27,7 +33,7 @@ interface ParameterObject {
 }
 
 interface Document {
-  paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>>;
+  paths?: Record<string, Record<string, { operationId?: string; parameters?: ParameterObject[] }>>;
   components?: { schemas?: Record<string, SchemaObject> };
 }
 
@@ -41,10 +47,13 @@ export function withParameterExamples<T>(document: T): T {
           parameter.style = 'form';
           parameter.explode = false;
         }
-        if (parameter.example === undefined && parameter.examples === undefined) {
-          const example = exampleOf(parameter.schema, schemas);
-          if (example !== undefined) parameter.example = example;
+        if (!parameter.required) {
+          delete parameter.example;
+          delete parameter.examples;
+          continue;
         }
+        const example = REQUIRED_PARAMETER_EXAMPLES[operation.operationId ?? '']?.[parameter.name] ?? exampleOf(parameter.schema, schemas);
+        if (example !== undefined) parameter.example = example;
       }
     }
   }

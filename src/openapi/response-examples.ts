@@ -1,9 +1,12 @@
+import { errorExample } from './error-examples.js';
+
 /**
  * Response examples, written by routes the JSON Schema way (`examples: [...]` beside the response's
  * `$ref`), shown where OpenAPI readers look for them: the media type's `example`.
  *
  * @fastify/swagger drops every sibling of a `$ref`, so `collect` takes the examples out of each
- * route's response schemas before conversion and `attach` puts them on the finished operations.
+ * route's response schemas before conversion and `attach` puts them on the finished operations,
+ * with the example of each error status that has none of its own (error-examples.ts).
  */
 type Responses = Record<string, { examples?: unknown[] } & Record<string, unknown>>;
 type Operation = { operationId?: string; responses?: Record<string, { content?: Record<string, { example?: unknown }> }> };
@@ -30,8 +33,10 @@ export function createResponseExamples() {
       for (const operations of Object.values(paths)) {
         for (const operation of Object.values(operations)) {
           const examples = byOperation.get(operation.operationId ?? '');
-          for (const [status, example] of examples ?? []) {
-            for (const media of Object.values(operation.responses?.[status]?.content ?? {})) media.example = example;
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            const example = examples?.get(status) ?? errorExample(operation.operationId ?? '', status);
+            if (example === undefined) continue;
+            for (const media of Object.values(response.content ?? {})) media.example = example;
           }
         }
       }

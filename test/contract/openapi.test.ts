@@ -21,7 +21,7 @@ interface Operation {
   summary?: string;
   security?: Record<string, string[]>[];
   servers?: { url: string; description?: string }[];
-  parameters?: { name: string; in: string; example?: unknown; examples?: unknown }[];
+  parameters?: { name: string; in: string; required?: boolean; example?: unknown; examples?: unknown }[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
 }
 interface Document {
@@ -143,12 +143,30 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('gives every parameter an example', () => {
+  it('gives every required parameter an example and no optional one (the docs page would fill it in)', () => {
     for (const [name, operation] of operationsOf(document)) {
       for (const parameter of operation.parameters ?? []) {
-        expect(parameter.example ?? parameter.examples, `${name}: parameter ${parameter.name} has no example`).toBeDefined();
+        const example = parameter.example ?? parameter.examples;
+        if (parameter.required) expect(example, `${name}: parameter ${parameter.name} has no example`).toBeDefined();
+        else expect(example, `${name}: optional parameter ${parameter.name} has an example`).toBeUndefined();
       }
     }
+  });
+
+  it('has no description that Markdown would cut: every <placeholder> is in a code span', () => {
+    const cut: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}[${index}]`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'description' && typeof value === 'string') {
+          const prose = value.replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '').replace(/<\/?(details|summary)>/g, '');
+          for (const tag of prose.match(/<[^>]*>/g) ?? []) cut.push(`${at}: ${tag}`);
+        } else walk(value, `${at}.${key}`);
+      }
+    };
+    walk(document, '');
+    expect(cut).toEqual([]);
   });
 
   it('gives every operation a 200 example that matches its schema', () => {
