@@ -30,7 +30,7 @@ function notCompact(body: string): string | undefined {
   return `differs at ${at}: ${JSON.stringify(body.slice(Math.max(0, at - 40), at + 40))}`;
 }
 
-describe('every answer is compact JSON', () => {
+describe('every answer is compact JSON, numbers as JavaScript prints them', () => {
   let database: TestDatabase;
   let app: App;
   let token: string;
@@ -71,7 +71,8 @@ describe('every answer is compact JSON', () => {
       allowList: { type: 'SimpleAllowList', addresses: [address(0xa11), address(0xa12)] },
     });
     tricky = campaign.publicId;
-    await insertClaim(db, { campaignKey: campaign.key, incentivePosition: 1, amount: '1000', claimedAt: new Date(NOW.getTime() - 60_000) });
+    // 50 of a 6-decimal token: a tokenSpend of 5e-5, a number JavaScript and PostgreSQL print differently.
+    await insertClaim(db, { campaignKey: campaign.key, incentivePosition: 1, amount: '50', claimedAt: new Date(NOW.getTime() - 60_000) });
 
     app = await buildTestApp(database, {}, undefined, { clock: () => NOW });
   }, 120_000);
@@ -123,8 +124,8 @@ describe('every answer is compact JSON', () => {
     expect(detail.incentives[1]!.metadata).toMatchObject({ name: TRICKY, symbol: 'T, K' });
     expect(detail.actionSteps[0]!.parameters.filterData).toBe(TRICKY);
 
-    const list = (await get('/campaigns?pageSize=5&tokenWhitelist=false')).json<{ campaigns: { id: string; campaignName: string }[] }>();
-    expect(list.campaigns.find((item) => item.id === tricky)?.campaignName).toBe(TRICKY);
+    const list = (await get('/campaigns?pageSize=5&tokenWhitelist=false')).json<{ campaigns: { id: string; campaignName: string; tokenSpend: number }[] }>();
+    expect(list.campaigns.find((item) => item.id === tricky)).toMatchObject({ campaignName: TRICKY, tokenSpend: 0.00005 });
     const explore = (await get('/explore?sortBy=recently-deployed&pageSize=5')).json<{ campaigns: { id: string; campaignName: string }[] }>();
     expect(explore.campaigns.find((item) => item.id === tricky)?.campaignName).toBe(TRICKY);
     const activity = (await get(`/campaigns/${tricky}/activity`)).json<{ activityEvents: { incentives: { type: string }[] }[] }>();
