@@ -28,5 +28,5 @@ export function withLiveFields(document: string, live: string): string {
  * on the data, so it is decided per request and never stored.
  */
 export function withIsActive<T>(document: string, isActive: boolean): JsonText<T> {
-  return `${document.slice(0, -1)}, "isActive": ${isActive}}` as JsonText<T>;
+  return `${document.slice(0, -1)},"isActive":${isActive}}` as JsonText<T>;
 }

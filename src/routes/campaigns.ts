@@ -48,7 +48,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = await campaigns.listCampaigns(filters, query.sortBy ?? 'recently-deployed', pageRequest(query), now);
       return sendJsonText(
         reply,
-        new JsonBytes().text('{"campaigns": ').elements(page.items).text(`, "totalCampaigns": ${page.total}}`).toBuffer<CampaignList>(),
+        new JsonBytes().text('{"campaigns":').elements(page.items).text(`,"totalCampaigns":${page.total}}`).toBuffer<CampaignList>(),
       );
     },
   );

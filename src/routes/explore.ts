@@ -37,7 +37,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { query } = request;
       const { items, total } = await exploreCampaigns(app.claimWindows, campaigns, contracts, exploreRequest(query, app.clock()));
-      return sendJsonText(reply, new JsonBytes().text('{"campaigns": ').elements(items).text(`, "totalCount": ${total}}`).toBuffer<ExploreList>());
+      return sendJsonText(reply, new JsonBytes().text('{"campaigns":').elements(items).text(`,"totalCount":${total}}`).toBuffer<ExploreList>());
     },
   );
 

@@ -2,7 +2,6 @@
 export type JsonBuffer<T> = Buffer & { readonly __jsonOf?: T };
 
 const COMMA = Buffer.from(',');
-const COMMA_SPACE = Buffer.from(', ');
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 
@@ -25,24 +24,24 @@ export class JsonBytes {
     return this;
   }
 
-  /** A JSON array whose elements `write` appends, one per item, `separator` between them. */
-  array<T>(items: readonly T[], write: (item: T, json: this) => void, separator: Buffer = COMMA): this {
+  /** A JSON array whose elements `write` appends, one per item. */
+  array<T>(items: readonly T[], write: (item: T, json: this) => void): this {
     this.bytes(OPEN);
     items.forEach((item, index) => {
-      if (index > 0) this.bytes(separator);
+      if (index > 0) this.bytes(COMMA);
       write(item, this);
     });
     return this.bytes(CLOSE);
   }
 
   /**
-   * A JSON array of elements already serialized as text (the database's documents), separated as
-   * the database separates them. Assembled as bytes, never as one string: a page of 100 campaigns
-   * is ~280 KB, and a string over 128 KB is born in V8's large-object space, which only a full
-   * collection empties (the largest part of what `pageSize=100` promoted).
+   * A JSON array of elements already serialized as text (the database's documents). Assembled as
+   * bytes, never as one string: a page of 100 campaigns is ~280 KB, and a string over 128 KB is born
+   * in V8's large-object space, which only a full collection empties (the largest part of what
+   * `pageSize=100` promoted).
    */
   elements(texts: readonly string[]): this {
-    return this.array(texts, (text, json) => json.text(text), COMMA_SPACE);
+    return this.array(texts, (text, json) => json.text(text));
   }
 
   toBuffer<T>(): JsonBuffer<T> {

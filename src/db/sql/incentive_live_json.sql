@@ -9,13 +9,13 @@
 -- body is never inlined; planning the body on every call made it cost ten times the inlined form.
 CREATE OR REPLACE FUNCTION incentive_live_json(i incentives) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN i.type = 'ERC20Incentive' AND i.params ? 'limit'
-              THEN '"limit": "' || greatest((i.params->>'limit')::numeric
+              THEN '"limit":"' || greatest((i.params->>'limit')::numeric
                                             - CASE WHEN i.params->>'strategy' = '1' AND (i.params->>'reward')::numeric > 0
                                                    THEN i.total_claims - div(i.total_amount_claimed, (i.params->>'reward')::numeric)
-                                                   ELSE i.total_claims END, 0) || '", ' ELSE '' END
-    || '"claimedAmount": "' || i.total_amount_claimed || '", "totalClaims": "'
+                                                   ELSE i.total_claims END, 0) || '",' ELSE '' END
+    || '"claimedAmount":"' || i.total_amount_claimed || '","totalClaims":"'
     || CASE WHEN i.type = 'ERC20Incentive' AND i.params->>'strategy' = '1' AND (i.params->>'reward')::numeric > 0
             THEN i.total_claims - div(i.total_amount_claimed, (i.params->>'reward')::numeric) ELSE i.total_claims END
-    || '", "totalAmountClaimed": "' || i.total_amount_claimed
-    || '", "remainingBalance": "' || greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) || '"';
+    || '","totalAmountClaimed":"' || i.total_amount_claimed
+    || '","remainingBalance":"' || greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) || '"';
 $$;

@@ -16,9 +16,9 @@ BEGIN
   INSERT INTO campaign_live AS l (campaign_key, incentive_fields, list_totals, detail_totals)
   SELECT key,
          incentive_fields,
-         '"usdSpend": ' || usd_spend::float8 || ', "tokenSpend": ' || token_spend::float8
-           || ', "availableBudgetUsd": ' || json_text(available_budget_usd),
-         '"availableBudgetUsd": ' || json_text(available_budget_usd)
+         '"usdSpend":' || json_number(usd_spend::float8) || ',"tokenSpend":' || json_number(token_spend::float8)
+           || ',"availableBudgetUsd":' || json_text(available_budget_usd),
+         '"availableBudgetUsd":' || json_text(available_budget_usd)
     FROM (SELECT c.key,
                  coalesce(array_agg(incentive_live_json(i) ORDER BY i.position) FILTER (WHERE incentive_has_live_fields(i.type)),
                           '{}') AS incentive_fields,
