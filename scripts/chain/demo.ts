@@ -9,6 +9,8 @@ import { startStatusServer } from '../../src/indexer/http.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { IndexerStatus } from '../../src/indexer/status.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
+import { writePrices } from '../../src/ingest/prices.js';
+import { NATIVE_TOKEN_ADDRESS } from '../../src/prices/source.js';
 import { ingest } from '../../src/ingest/write.js';
 import type { UpsertRecord } from '../../src/ingest/records.js';
 import { amountData, boostBasics, claim, ISSUE_SELECTOR, NO_AMOUNT, transferCriteria } from './boosts.js';
@@ -145,6 +147,18 @@ const operatorRecords: UpsertRecord[] = [
   { kind: 'contract', chainId: chain.chainId, address: points.toLowerCase(), name: 'Demo Points' },
 ];
 await ingest(database, memorySource(operatorRecords), { derived: 'live' });
+// An imported price is dated at the import, after the claims above: the price history also gets the
+// prices as a price source would have quoted them just before the chain's first block, so that the
+// claims are valued at their time.
+const genesis = await chain.public.getBlock({ blockNumber: 0n });
+const quotedAt = new Date((Number(genesis.timestamp) - 60) * 1000);
+await writePrices(database, [
+  ...operatorRecords.flatMap((record) =>
+    record.kind === 'token' && record.priceUsd ? [{ chainId: record.chainId, address: record.address, priceUsd: record.priceUsd, at: quotedAt, source: 'demo' }] : [],
+  ),
+  // Ether, for the claims' ETH values.
+  { chainId: chain.chainId, address: NATIVE_TOKEN_ADDRESS, priceUsd: '3000', at: quotedAt, source: 'demo' },
+]);
 
 const coreAddress = core.assertValidAddress();
 const status = new IndexerStatus(config.INDEXER_LAG_BUDGET_S);

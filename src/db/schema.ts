@@ -114,6 +114,29 @@ export const tokens = pgTable(
   ],
 );
 
+/**
+ * USD prices of tokens over time, per source: what claims are valued with, at their block's time
+ * (claim_value()). A token's current price, for budgets and market data, stays `tokens.price_usd`.
+ * The native token of a chain is `0x0000000000000000000000000000000000000000`.
+ */
+export const tokenPrices = pgTable(
+  'token_prices',
+  {
+    chainId: integer('chain_id').notNull(),
+    address: text('address').notNull(),
+    /** The time the price is from, as its source says. */
+    at: timestamptz('at').notNull(),
+    /** `import`, or the name of the price source (`defillama`, `chainlink`). */
+    source: text('source').notNull(),
+    priceUsd: numeric('price_usd', { precision: 38, scale: 18 }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chainId, table.address, table.at, table.source] }),
+    check('token_prices_address_format', isAddress('address')),
+    check('token_prices_positive', sql`${table.priceUsd} > 0`),
+  ],
+);
+
 export const projects = pgTable(
   'projects',
   {
@@ -544,6 +567,12 @@ export const claims = pgTable(
     /** Position of the claim's event log in its block; with the chain and transaction hash, the natural key. */
     logIndex: integer('log_index').notNull(),
     claimedAt: timestamptz('claimed_at').notNull(),
+    /**
+     * The USD or ETH value waits for a price at the claim's time (claim_value()): a claim written
+     * without values before its token's price was known. revalue_claims() fills them in when prices
+     * arrive; until then they are 0.
+     */
+    valuePending: boolean('value_pending').notNull().default(false),
   },
   (table) => [
     foreignKey({
@@ -558,6 +587,8 @@ export const claims = pgTable(
     // A claimant's claims by campaign: whether they claimed a campaign (trending and reward-kit entries
     // with a claimant, one lookup per entry), their latest claim of each, and all of theirs (profile).
     index('claims_claimant_campaign_idx').on(table.claimant, table.campaignKey, table.claimedAt),
+    // The claims the price job values: few, and found by chain and time.
+    index('claims_value_pending_idx').on(table.chainId, table.claimedAt).where(sql`${table.valuePending}`),
     check('claims_claimant_format', isAddress('claimant')),
   ],
 );

@@ -8,7 +8,6 @@ import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { AllowListRecord, CampaignRecord, ClaimRecord, DeletionRecord, UpsertRecord } from '../ingest/records.js';
 import { type Basis, emptyBasis, remember } from './basis.js';
-import { claimValues } from './claim-values.js';
 import {
   type CoreId,
   type IncentiveRow,
@@ -297,9 +296,10 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     claimedBy.set(key, list);
   }
 
-  const claims: { record: ClaimRecord; asset: string | null; blockNumber: bigint }[] = [];
+  const claims: { record: ClaimRecord; blockNumber: bigint }[] = [];
   const paramsOf = new Map<string, CampaignRecord>([...stored.entries(), ...campaignRecords.map((record) => [record.identifier, record] as const)]);
-  // Read for the claims' asset only: nothing of these campaigns is written back, so they are not in the basis.
+  // Read for their incentives' parameters (a raffle's strategy, an allow list to join): nothing of these
+  // campaigns is written back, so they are not in the basis.
   const missingParams = claimedIds.filter((boostId) => !paramsOf.has(boostId) && incentivesOf.has(boostId));
   for (const [boostId, record] of await storedCampaigns(database, id, missingParams)) paramsOf.set(boostId, record);
   for (const entry of claimEvents) {
@@ -318,10 +318,9 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       .filter((claimed) => !claimed.used && claimed.logIndex < entry.logIndex)
       .at(-1);
     if (paid) paid.used = true;
-    const params = campaign.incentives[incentive.position]?.params ?? {};
+    // Without usdValue and ethValueWei: ingest values the claim from the prices at its time (claim_value()).
     claims.push({
       blockNumber: entry.blockNumber,
-      asset: typeof params.asset === 'string' ? params.asset : null,
       record: {
         kind: 'claim',
         chainId,
@@ -332,8 +331,6 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
         claimant,
         // An AllowListIncentive pays nothing and emits no Claimed.
         amount: (paid?.amount ?? 0n).toString(),
-        usdValue: '0',
-        ethValueWei: '0',
         claimedAt: new Date(input.timestamps.get(entry.blockNumber)! * 1000).toISOString(),
       },
     });
@@ -342,7 +339,6 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   await joinAllowLists();
   records.push(...allowListRecords.values(), ...campaignRecords);
   records.push(...(await chainTokenRecords(rpc, database, chainId, campaignRecords, input.readAt, logger)));
-  await claimValues(database, chainId, claims);
   for (const { record, blockNumber } of claims) {
     records.push(record);
     journalUndo(blockNumber, { kind: 'claim', deleted: true, chainId, txHash: record.txHash, logIndex: record.logIndex });
@@ -373,7 +369,6 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
       const blockNumber = BigInt(paid.log.blockNumber);
       payouts.push({
         blockNumber,
-        asset: typeof incentive.params.asset === 'string' ? incentive.params.asset : null,
         record: {
           kind: 'claim',
           chainId,
@@ -383,8 +378,6 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
           incentivePosition: at.position,
           claimant: paid.recipient,
           amount: paid.amount.toString(),
-          usdValue: '0',
-          ethValueWei: '0',
           claimedAt: new Date(input.timestamps.get(blockNumber)! * 1000).toISOString(),
         },
       });

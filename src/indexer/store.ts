@@ -154,21 +154,6 @@ export async function storedAllowLists(source: ReadSource, chainId: number, addr
   return result;
 }
 
-export interface TokenPrice {
-  priceUsd: string | null;
-  decimals: number;
-}
-
-/** Prices the database holds now, by token address (lowercase); the native token is 0x0…0 or 0xeeee…eeee. */
-export async function tokenPrices(database: DatabaseHandle, chainId: number, addresses: string[]): Promise<Map<string, TokenPrice>> {
-  const rows = await read(database, (session) =>
-    session.query<{ address: string; price_usd: string | null; decimals: number }>(
-      sql`SELECT address, price_usd::text, decimals FROM tokens WHERE chain_id = ${chainId} AND address = ANY(${pgArray(addresses)}::text[])`,
-    ),
-  );
-  return new Map(rows.map((row) => [row.address, { priceUsd: row.price_usd, decimals: row.decimals }]));
-}
-
 export interface StateWrite {
   checkpoint: Checkpoint;
   blocks: BlockRow[];

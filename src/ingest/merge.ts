@@ -254,12 +254,17 @@ const UPSERTS: UpsertSpec[] = [
     kind: 'claim',
     table: 'claims',
     conflict: ['chain_id', 'tx_hash', 'log_index'],
-    join: `JOIN campaigns AS c ON c.public_id = s.campaign COLLATE "C"`,
+    // A claim without values is valued from the prices at its time (claim_value()), or waits for them.
+    join: `JOIN campaigns AS c ON c.public_id = s.campaign COLLATE "C"
+      LEFT JOIN incentives AS i ON i.campaign_key = c.key AND i.position = s.incentive_position
+      LEFT JOIN LATERAL (SELECT * FROM claim_value(s.chain_id, i.asset_address, s.amount, s.claimed_at)
+                          WHERE s.usd_value IS NULL OR s.eth_value_wei IS NULL) AS v ON true`,
     columns: [
       col('campaign_key', 'c.key'),
-      ...['chain_id', 'incentive_position', 'claimant', 'amount', 'usd_value', 'eth_value_wei', 'tx_hash', 'log_index', 'claimed_at'].map(
-        (name) => col(name, `s.${name}`),
-      ),
+      ...['chain_id', 'incentive_position', 'claimant', 'amount', 'tx_hash', 'log_index', 'claimed_at'].map((name) => col(name, `s.${name}`)),
+      col('usd_value', 'coalesce(s.usd_value, v.usd_value, 0)'),
+      col('eth_value_wei', 'coalesce(s.eth_value_wei, v.eth_value_wei, 0)'),
+      col('value_pending', '(s.usd_value IS NULL AND v.usd_value IS NULL) OR (s.eth_value_wei IS NULL AND v.eth_value_wei IS NULL)'),
     ],
   },
 ];

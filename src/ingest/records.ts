@@ -333,11 +333,11 @@ export const ClaimRecord = record(
     incentivePosition: Integer(0, 32_767),
     claimant: Address,
     amount: Uint256,
-    usdValue: Decimal(32, 6),
-    ethValueWei: Uint256,
+    usdValue: Type.Optional(Decimal(32, 6)),
+    ethValueWei: Type.Optional(Uint256),
     claimedAt: DateTime,
   },
-  "A claim: one event log. Natural key: chainId, txHash, logIndex; chainId is the campaign's chain.",
+  "A claim: one event log. Natural key: chainId, txHash, logIndex; chainId is the campaign's chain. Without usdValue or ethValueWei, the value left out comes from the token prices at claimedAt (the price history), and waits for them when they are not known yet.",
 );
 
 /**

@@ -13,6 +13,7 @@ import {
 } from '../../scripts/chain/local-chain.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { createIndexer, type IndexerSettings } from '../../src/indexer/indexer.js';
+import { writePrices } from '../../src/ingest/prices.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
 import { ingest } from '../../src/ingest/write.js';
 import type { UpsertRecord } from '../../src/ingest/records.js';
@@ -48,6 +49,18 @@ export function operatorRecords(chainId: number): UpsertRecord[] {
 
 export async function importRecords(database: DatabaseHandle, records: UpsertRecord[]): Promise<void> {
   await ingest(database, memorySource(records), { derived: 'live' });
+}
+
+/**
+ * The imported tokens' prices in the price history as a price source would have quoted them a
+ * minute ago: the claims a test makes next are valued with them (an import's own price is dated at
+ * the import, and a claim in the same second would find it after its block's whole second).
+ */
+export async function quotePrices(database: DatabaseHandle, records: UpsertRecord[], at = new Date(Date.now() - 60_000)): Promise<void> {
+  const quotes = records.flatMap((record) =>
+    record.kind === 'token' && record.priceUsd ? [{ chainId: record.chainId, address: record.address, priceUsd: record.priceUsd, at, source: 'test' }] : [],
+  );
+  await writePrices(database, quotes);
 }
 
 /**

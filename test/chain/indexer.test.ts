@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import { ASSET, type Deployed, type LocalChain, TARGET, userAddress, VENUE } from '../../scripts/chain/local-chain.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createCampaigns, importRecords, indexOnce, MEMBERS, makeClaims, operatorRecords, startChain } from './chain-fixture.js';
+import { createCampaigns, importRecords, indexOnce, MEMBERS, makeClaims, operatorRecords, quotePrices, startChain } from './chain-fixture.js';
 
 /**
  * End to end on a real local chain (anvil from npm): the test contracts are deployed, two boosts
@@ -26,6 +26,7 @@ describe('indexer end to end on anvil', () => {
     id = (boost) => `${chain.chainId}:${deployed.core.toLowerCase()}:${boost}`;
     database = await createTestDatabase();
     await importRecords(database, operatorRecords(chain.chainId));
+    await quotePrices(database, operatorRecords(chain.chainId));
     await createCampaigns(chain, deployed);
     await makeClaims(chain, deployed);
     await indexOnce(chain, deployed.core, database);

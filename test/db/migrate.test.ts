@@ -35,6 +35,7 @@ const EXPECTED_TABLES = [
   'indexer_writes',
   'known_signatures',
   'projects',
+  'token_prices',
   'tokens',
   'users',
 ];

@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/handle.js';
+import type { PriceQuote } from '../prices/source.js';
+
+/**
+ * The write path of prices: quotes into the price history (token_prices), and in the same
+ * transaction the claims that waited for them valued (revalue_claims()), through the claims'
+ * triggers, so totals, stored documents and the claim feed follow at once.
+ *
+ * A quote is refused, never stored, when its price is not a positive finite decimal, when its time
+ * is not a time, or when it differs from the token's nearest known price (within a day of it, from
+ * any source) by more than a factor of MAX_PRICE_JUMP either way: a real move that large within a
+ * day is rarer than a source's error, and a refused real price is only a claim valued later (the
+ * next quote compares with the same neighbours; an operator can import the price).
+ */
+export const MAX_PRICE_JUMP = 5;
+const NEIGHBOUR_WINDOW = '1 day';
+const DECIMAL = /^(0|[1-9][0-9]{0,19})(\.[0-9]{1,18})?$/;
+
+export interface RefusedQuote {
+  quote: PriceQuote;
+  reason: string;
+}
+
+export interface PriceWrite {
+  /** Quotes stored (a quote already stored for its token, time and source counts once). */
+  written: number;
+  refused: RefusedQuote[];
+  /** Claims that got a value. */
+  valued: number;
+}
+
+function malformed(quote: PriceQuote): string | undefined {
+  if (!(quote.at instanceof Date) || Number.isNaN(quote.at.getTime())) return 'its time is not a time';
+  if (!DECIMAL.test(quote.priceUsd) || !(Number(quote.priceUsd) > 0)) return `price ${JSON.stringify(quote.priceUsd)} is not a positive decimal`;
+  return undefined;
+}
+
+export async function writePrices(database: DatabaseHandle, quotes: readonly PriceQuote[]): Promise<PriceWrite> {
+  const refused: RefusedQuote[] = [];
+  const wellFormed = quotes.filter((quote) => {
+    const reason = malformed(quote);
+    if (reason) refused.push({ quote, reason });
+    return reason === undefined;
+  });
+  if (wellFormed.length === 0) return { written: 0, refused, valued: 0 };
+
+  return database.bulkTransaction(async (session) => {
+    const rows = wellFormed.map((quote) => ({
+      chain_id: quote.chainId,
+      address: quote.address.toLowerCase(),
+      at: quote.at.toISOString(),
+      source: quote.source,
+      price_usd: quote.priceUsd,
+    }));
+    // The nearest stored price of each quote's token (by time, within the window), to refuse jumps.
+    const checked = await session.query<{ index: number; nearest: string | null }>(
+      sql`SELECT q.index::int AS index, n.price_usd::text AS nearest
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, index) => ({ ...row, index })))}::jsonb)
+                 AS q(index int, chain_id int, address text, at timestamptz, source text, price_usd numeric)
+            LEFT JOIN LATERAL (
+              SELECT p.price_usd FROM token_prices AS p
+               WHERE p.chain_id = q.chain_id AND p.address = q.address
+                 AND p.at BETWEEN q.at - ${NEIGHBOUR_WINDOW}::interval AND q.at + ${NEIGHBOUR_WINDOW}::interval
+               ORDER BY abs(extract(epoch FROM p.at - q.at)), p.at DESC
+               LIMIT 1) AS n ON true
+           ORDER BY q.index`,
+    );
+    const accepted = rows.filter((row, index) => {
+      const nearest = checked[index]?.nearest;
+      if (nearest == null) return true;
+      const ratio = Number(row.price_usd) / Number(nearest);
+      if (ratio <= MAX_PRICE_JUMP && ratio >= 1 / MAX_PRICE_JUMP) return true;
+      refused.push({ quote: wellFormed[index]!, reason: `price ${row.price_usd} is more than ${MAX_PRICE_JUMP}x away from ${nearest}, the nearest known` });
+      return false;
+    });
+    if (accepted.length === 0) return { written: 0, refused, valued: 0 };
+
+    const [stored] = await session.query<{ written: number }>(
+      sql`WITH written AS (
+            INSERT INTO token_prices (chain_id, address, at, source, price_usd)
+            SELECT q.chain_id, q.address, q.at, q.source, q.price_usd
+              FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb)
+                   AS q(chain_id int, address text, at timestamptz, source text, price_usd numeric)
+            ON CONFLICT (chain_id, address, at, source) DO NOTHING
+            RETURNING 1)
+          SELECT count(*)::int AS written FROM written`,
+    );
+    let valued = 0;
+    for (const chainId of new Set(accepted.map((row) => row.chain_id))) {
+      const addresses = [...new Set(accepted.filter((row) => row.chain_id === chainId).map((row) => row.address))];
+      const [result] = await session.query<{ valued: string }>(
+        sql`SELECT revalue_claims(${chainId}, ${`{${addresses.join(',')}}`}::text[])::text AS valued`,
+      );
+      valued += Number(result?.valued ?? 0);
+    }
+    return { written: stored?.written ?? 0, refused, valued };
+  });
+}
