@@ -75,7 +75,8 @@ export const ClaimSignature = Type.Object(
   { $id: 'ClaimSignature', additionalProperties: false, description: "The claimant's unused claim signature." },
 );
 
-const nullableNumber = (description: string) => Nullable(Type.Number({ description }));
+/** Optional, not nullable, as the public API has it: unknown market data is absent. */
+const marketNumber = (description: string) => Type.Optional(Type.Number({ description }));
 
 export const ActionTokenMetadata = Type.Object(
   {
@@ -84,13 +85,17 @@ export const ActionTokenMetadata = Type.Object(
     chainId: ChainId,
     tokenImage: Type.String(),
     decimals: Type.Integer({ minimum: 0 }),
-    marketCap: nullableNumber('USD'),
-    priceChange24Hr: nullableNumber('Percent'),
-    volume24Hr: nullableNumber('USD'),
-    priceUsd: nullableNumber('USD'),
-    holders: nullableNumber('Number of holders'),
+    marketCap: marketNumber('USD'),
+    priceChange24Hr: marketNumber('Percent'),
+    volume24Hr: marketNumber('USD'),
+    priceUsd: marketNumber('USD'),
+    holders: marketNumber('Number of holders'),
   },
-  { $id: 'ActionTokenMetadata', additionalProperties: false, description: 'Market data of the token a swap action trades.' },
+  {
+    $id: 'ActionTokenMetadata',
+    additionalProperties: false,
+    description: 'Market data of the token a swap action trades. A figure the service does not know is left out, never null.',
+  },
 );
 
 export const TrendingEntry = Type.Object(

@@ -133,12 +133,17 @@ export function actionTokenMetadata(row: TrendingCampaignRow): TrendingEntry['ac
     chainId: row.chain_id,
     tokenImage: row.action_token_image ?? '',
     decimals: row.action_token_decimals ?? 18,
-    marketCap: row.action_token_market_cap,
-    priceChange24Hr: row.action_token_price_change,
-    volume24Hr: row.action_token_volume,
-    priceUsd: row.action_token_price,
-    holders: row.action_token_holders,
+    ...known('marketCap', row.action_token_market_cap),
+    ...known('priceChange24Hr', row.action_token_price_change),
+    ...known('volume24Hr', row.action_token_volume),
+    ...known('priceUsd', row.action_token_price),
+    ...known('holders', row.action_token_holders),
   };
+}
+
+/** `{ [name]: value }` when the value is known; nothing otherwise (the field is left out, never null). */
+function known<Name extends string>(name: Name, value: number | null): { [Key in Name]?: number } {
+  return value === null ? {} : ({ [name]: value } as { [Key in Name]?: number });
 }
 
 /** Decimals assumed for a token the service does not know: the EVM convention. */

@@ -190,6 +190,14 @@ describe('GET /reward-kit/trending', () => {
     expect(asked.whale).not.toHaveProperty('actionTokenMetadata');
   });
 
+  it('leaves out the market figures nobody knows, never null (the public API has them optional)', async () => {
+    const asked = await byName('pageSize=100&includeTokenMetadata=true');
+    // WETH has a price and no market cap, 24-hour change, volume or holder count.
+    expect(Object.keys(asked.edges!.actionTokenMetadata as object).sort()).toEqual(
+      ['chainId', 'decimals', 'priceUsd', 'tokenContract', 'tokenImage', 'tokenSymbol'],
+    );
+  });
+
   it('flattens incentives with exact formatting and USD values', async () => {
     const { edges } = await byName('pageSize=100');
     expect(edges!.incentives).toEqual([
