@@ -238,13 +238,17 @@ function argumentList(fn: FunctionDefinition): string {
   return '';
 }
 
-/** `keys integer[], t tokens` -> `integer[], tokens`: what DROP FUNCTION needs to name an overload. */
+/**
+ * `keys integer[], t tokens` -> `integer[], tokens`: what DROP FUNCTION needs to name an overload.
+ * OUT parameters are left out: they are part of the result, not of the function's identity.
+ */
 function argumentTypes(fn: FunctionDefinition): string {
   const list = argumentList(fn);
   if (list === '') return '';
   return list
     .split(',')
     .map((argument) => argument.replace(/\s+default\s+.*$/i, '').replace(/=.*$/, '').trim())
+    .filter((argument) => !/^out\s/i.test(argument))
     .map((argument) => {
       const words = argument.replace(/^(in|out|inout|variadic)\s+/i, '').split(/\s+/);
       return words.length > 1 ? words.slice(1).join(' ') : words[0];

@@ -1,28 +1,39 @@
--- A claim's values from the prices at its time: usd_value = amount / 10^decimals × the asset's price,
--- truncated to micro-USD and capped at what usd_value holds; eth_value_wei = usd_value / the price of
+-- A claim's values from the prices at its time. A token's price at an instant is its newest price
+-- from at most two hours before the instant up to it, never one from after it (a claim is valued
+-- with what the price was when it was made); at the same instant an imported price wins over a
+-- source's. Two hours cover a source that prices a token hourly, with room for its own delay.
+--
+-- usd_value = amount / 10^decimals × the asset's price, truncated to micro-USD and capped at 10^20 USD
+-- (no real claim is worth that, but a token minted in absurd amounts is, and the cap keeps the sums
+-- of up to 10^12 claims within the totals' numeric(38,6)); eth_value_wei = usd_value / the price of
 -- the chain's native token (0x0…0, or 0xeeee…eeee as some imports name it), in wei, truncated. A
 -- value whose price (or the asset's decimals) is not known is NULL. An incentive without an asset
 -- (points) is worth 0 of both.
-CREATE OR REPLACE FUNCTION claim_value(p_chain_id integer, p_asset text, p_amount numeric, p_at timestamptz,
-  OUT usd_value numeric, OUT eth_value_wei numeric)
+--
+-- One SELECT returning a table, so that PostgreSQL inlines it into the query that calls it (FROM,
+-- LATERAL) and plans the price lookups with it, instead of running a query per claim.
+CREATE OR REPLACE FUNCTION claim_value(p_chain_id integer, p_asset text, p_amount numeric, p_at timestamptz)
+RETURNS TABLE (usd_value numeric, eth_value_wei numeric)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  WITH micros AS (
-    SELECT div(p_amount * price_at(p_chain_id, p_asset, p_at) * 1000000, 10::numeric ^ t.decimals) AS value
-      FROM (SELECT 1) AS one
-      LEFT JOIN tokens AS t ON t.chain_id = p_chain_id AND t.address = p_asset
-  ), usd AS (
-    -- least() would pass over a NULL; multiplying by 0.000001 keeps every digit, where dividing
-    -- rounds to the scale PostgreSQL picks for the quotient.
-    SELECT CASE WHEN p_asset IS NULL THEN 0
-                WHEN micros.value IS NULL THEN NULL
-                ELSE least(micros.value, 10::numeric ^ 38 - 1) * 0.000001
-           END AS value
-      FROM micros
-  ), native AS (
-    SELECT coalesce(price_at(p_chain_id, '0x0000000000000000000000000000000000000000', p_at),
-                    price_at(p_chain_id, '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', p_at)) AS price
-  )
   SELECT usd.value,
          CASE WHEN p_asset IS NULL THEN 0 ELSE div(usd.value * 10::numeric ^ 18, native.price) END
-    FROM usd, native;
+    FROM (SELECT CASE WHEN p_asset IS NULL THEN 0
+                      WHEN asset.price IS NULL OR t.decimals IS NULL THEN NULL
+                      -- Multiplying by 0.000001 keeps every digit, where dividing rounds to the
+                      -- scale PostgreSQL picks for the quotient.
+                      ELSE least(div(p_amount * asset.price * 1000000, 10::numeric ^ t.decimals), 10::numeric ^ 26) * 0.000001
+                 END AS value
+            FROM (SELECT 1) AS one
+            LEFT JOIN tokens AS t ON t.chain_id = p_chain_id AND t.address = p_asset
+            LEFT JOIN LATERAL (
+              SELECT p.price_usd AS price FROM token_prices AS p
+               WHERE p.chain_id = p_chain_id AND p.address = p_asset AND p.at <= p_at AND p.at >= p_at - interval '2 hours'
+               ORDER BY p.at DESC, (p.source = 'import') DESC
+               LIMIT 1) AS asset ON true) AS usd
+    LEFT JOIN LATERAL (
+      SELECT p.price_usd AS price FROM token_prices AS p
+       WHERE p.chain_id = p_chain_id AND p.address IN ('0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
+         AND p.at <= p_at AND p.at >= p_at - interval '2 hours'
+       ORDER BY p.at DESC, (p.source = 'import') DESC, p.address
+       LIMIT 1) AS native ON true;
 $$;
