@@ -6,25 +6,32 @@ import { constants } from 'node:zlib';
 
 /**
  * The encodings offered, in the server's order of preference among those a client accepts equally
- * (`gzip, br`, as browsers send it, gets br). Brotli first: on JSON it makes smaller answers than
- * gzip for about the same CPU at the quality below. No deflate (every client that takes it takes
- * gzip) and no zstd (Node 20 has none, and an answer must not depend on the Node a replica runs).
+ * (`gzip, deflate, br, zstd`, as browsers send it, gets br): at the levels below, brotli makes
+ * answers about as small as gzip's, much smaller on large lists, for less CPU. No deflate (every
+ * client that takes it takes gzip) and no zstd (Node 20 has none, and an answer must not depend on
+ * the Node a replica runs).
  */
 const ENCODINGS: ResponseEncoding[] = ['br', 'gzip'];
 export type ResponseEncoding = 'br' | 'gzip';
 
 /**
- * Brotli at quality 4, not zlib's default 11: 11 costs many times the CPU for a few percent
- * fewer bytes, which on an API answered per request (and again per response cache hit) is the
- * wrong trade; 4 already beats gzip's size. Text mode, since every compressed answer is UTF-8
- * JSON or text.
+ * The fastest level of each, brotli quality 1 and gzip level 1, rather than the usual 4 and 6: the
+ * service runs out of CPU before anything else, and the higher levels cost far more CPU
+ * per answer for modestly fewer bytes, on answers that compression at any level makes several
+ * times smaller. bench/ measures what compression costs (the `<scenario> compressed` rows).
  */
-const BROTLI_OPTIONS = {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-};
+const BROTLI_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } };
+const GZIP_OPTIONS = { level: 1 };
 
-/** gzip at zlib's usual level 6: past it the CPU grows fast for little gain, below it the size does. */
-const GZIP_OPTIONS = { level: 6 };
+/**
+ * Buffered answers up to this size are compressed in one synchronous call on the main thread, not
+ * through a zlib stream on the libuv pool (@fastify/compress streams from 8 KiB on two cores, 4 KiB
+ * on four): a streaming encoder does not know the length (brotli sizes its window for the worst
+ * case) and each chunk is a trip to the pool, so the stream costs far more CPU per answer, and this
+ * service runs out of CPU, not of main-thread time, first. Above it, one answer would hold the main
+ * thread too long at once, so it streams.
+ */
+const SYNC_MAX_BYTES = 1024 * 1024;
 
 /** @fastify/compress reads `*` and `x-gzip` in Accept-Encoding as gzip; so does {@link ResponseCompression}. */
 const GZIP_ALIASES = /\*|x-gzip/gu;
@@ -91,6 +98,7 @@ export const compression = fp<{ policy: ResponseCompression }>(
       threshold: policy.minBytes,
       brotliOptions: BROTLI_OPTIONS,
       zlibOptions: GZIP_OPTIONS,
+      syncThreshold: SYNC_MAX_BYTES,
     });
   },
   { name: 'compression' },
