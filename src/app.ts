@@ -210,6 +210,7 @@ export async function buildApp(
       ttlMs: config.RESPONSE_CACHE_TTL_MS,
       maxBytes: config.RESPONSE_CACHE_MAX_MB * 1024 * 1024,
       now: () => clock().getTime(),
+      compression: responseCompression,
     });
   }
 

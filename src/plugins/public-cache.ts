@@ -48,14 +48,17 @@ function publicCacheHook(cacheControl: string, compression: ResponseCompression 
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') etag = entityTag(payload);
     if (compression) {
+      // Already encoded: the response cache sends a body it kept compressed for this client's encoding.
+      const encoded = reply.hasHeader('content-encoding');
       const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-      if (compression.varies(bytes)) varyOnAcceptEncoding(reply);
-      if (compression.encodingFor(request, bytes) !== undefined && !etag.startsWith('W/')) etag = `W/${etag}`;
+      if (encoded || compression.varies(bytes)) varyOnAcceptEncoding(reply);
+      if ((encoded || compression.encodingFor(request, bytes) !== undefined) && !etag.startsWith('W/')) etag = `W/${etag}`;
     }
     reply.header('etag', etag);
     reply.header('cache-control', cacheControl);
     if (noneMatch(request.headers['if-none-match'], etag)) {
       reply.code(304);
+      reply.removeHeader('content-encoding');
       done(null, '');
       return;
     }

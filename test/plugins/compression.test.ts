@@ -1,6 +1,6 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import zlib, { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { entityTag } from '../../src/entity-tag.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -212,26 +212,81 @@ describe('compression', () => {
     }
   });
 
-  it('serves response cache hits compressed and uncompressed from the same kept body', async () => {
-    const cached = await buildTestApp(database, { RESPONSE_CACHE_TTL_MS: '60000' });
-    try {
-      const first = await cached.inject({ url: LIST, headers: { 'accept-encoding': 'br' } });
-      const plain = await cached.inject({ url: LIST });
-      const again = await cached.inject({ url: LIST, headers: { 'accept-encoding': 'gzip' } });
+  describe('with the response cache on', () => {
+    let cached: App;
+    let clock = new Date('2026-06-01T12:00:00.000Z');
+    // @fastify/compress takes zlib's functions when it is registered: this app's compressions are counted.
+    let brotli: MockInstance<typeof zlib.brotliCompressSync>;
+    beforeAll(async () => {
+      brotli = vi.spyOn(zlib, 'brotliCompressSync');
+      cached = await buildTestApp(database, { RESPONSE_CACHE_TTL_MS: '1000' }, undefined, { clock: () => clock });
+    });
+    afterAll(async () => {
+      brotli.mockRestore();
+      await cached.close();
+    });
+    const keptBytes = async () => Number(/^response_cache_kept_bytes (\d+)$/m.exec((await cached.inject('/metrics')).body)?.[1]);
+    const inject = (url: string, headers: Record<string, string> = {}) => cached.inject({ url, headers });
+
+    it('keeps the uncompressed body, and each encoding of it once one went out, and serves every client its own', async () => {
+      const first = await inject(LIST, { 'accept-encoding': 'br' });
+      const plain = await inject(LIST);
       expect(first.headers['content-encoding']).toBe('br');
       expect(plain.headers['content-encoding']).toBeUndefined();
-      expect(again.headers['content-encoding']).toBe('gzip');
       expect(decoded(first).equals(plain.rawPayload)).toBe(true);
-      expect(decoded(again).equals(plain.rawPayload)).toBe(true);
-      expect(plain.headers.etag).toBe(entityTag(plain.rawPayload));
-      expect(first.headers.etag).toBe(`W/${plain.headers.etag}`);
-      expect(again.headers.etag).toBe(first.headers.etag);
-      const notModified = await cached.inject({ url: LIST, headers: { 'accept-encoding': 'br', 'if-none-match': String(first.headers.etag) } });
+      expect(await keptBytes()).toBe(plain.rawPayload.length + first.rawPayload.length);
+
+      const gzip = await inject(LIST, { 'accept-encoding': 'gzip' });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(decoded(gzip).equals(plain.rawPayload)).toBe(true);
+      expect(await keptBytes()).toBe(plain.rawPayload.length + first.rawPayload.length + gzip.rawPayload.length);
+      expect(brotli).toHaveBeenCalledTimes(1);
+
+      // Hits in a kept encoding: the kept bytes, not compressed again, with the headers of a compressed answer.
+      for (const [accept, encoding, sent] of [['br', 'br', first], ['gzip, br', 'br', first], ['gzip', 'gzip', gzip]] as const) {
+        const again = await inject(LIST, { 'accept-encoding': accept });
+        expect(again.headers['content-encoding'], accept).toBe(encoding);
+        expect(again.rawPayload.equals(sent.rawPayload), accept).toBe(true);
+        expect(again.headers['content-length'], accept).toBe(String(sent.rawPayload.length));
+        expect(again.headers.etag, accept).toBe(`W/${plain.headers.etag}`);
+        expect(varies(again), accept).toBe(1);
+        expect(again.headers['content-type'], accept).toBe('application/json; charset=utf-8');
+      }
+      expect(await keptBytes()).toBe(plain.rawPayload.length + first.rawPayload.length + gzip.rawPayload.length);
+      expect(brotli).toHaveBeenCalledTimes(1);
+
+      // Hits for clients that take no encoding, or ask for none, still get the uncompressed body.
+      for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'br', 'x-no-compression': '1' }] as Record<string, string>[]) {
+        const identity = await inject(LIST, headers);
+        expect(identity.headers['content-encoding']).toBeUndefined();
+        expect(identity.rawPayload.equals(plain.rawPayload)).toBe(true);
+        expect(identity.headers.etag).toBe(plain.headers.etag);
+      }
+      const head = await cached.inject({ method: 'HEAD', url: LIST, headers: { 'accept-encoding': 'br' } });
+      expect(head.headers['content-encoding']).toBeUndefined();
+      expect(head.headers['content-length']).toBe(String(plain.rawPayload.length));
+    });
+
+    it('answers If-None-Match from a kept encoding with an empty 304 without Content-Encoding', async () => {
+      const compressed = await inject(LIST, { 'accept-encoding': 'br' });
+      const notModified = await inject(LIST, { 'accept-encoding': 'br', 'if-none-match': String(compressed.headers.etag) });
       expect(notModified.statusCode).toBe(304);
-      expect(notModified.headers.etag).toBe(first.headers.etag);
-    } finally {
-      await cached.close();
-    }
+      expect(notModified.rawPayload.length).toBe(0);
+      expect(notModified.headers['content-encoding']).toBeUndefined();
+      expect(notModified.headers.etag).toBe(compressed.headers.etag);
+      expect(varies(notModified)).toBe(1);
+    });
+
+    it('lets the compressed bodies go with their entry', async () => {
+      clock = new Date(clock.getTime() + 1001);
+      const small = await inject(SMALL, { 'accept-encoding': 'br' });
+      expect(small.headers['content-encoding']).toBeUndefined();
+      expect(await keptBytes()).toBe(small.rawPayload.length);
+      const fresh = await inject(LIST, { 'accept-encoding': 'gzip' });
+      const plain = await inject(LIST);
+      expect(decoded(fresh).equals(plain.rawPayload)).toBe(true);
+      expect(await keptBytes()).toBe(small.rawPayload.length + plain.rawPayload.length + fresh.rawPayload.length);
+    });
   });
 
   it('never compresses with COMPRESSION_ENABLED=false, nor varies, and keeps strong ETags', async () => {
