@@ -8,6 +8,14 @@ export interface BenchRow extends LoadResult {
   peakRssMb: number;
   /** Position of the scenario in its run, to find it again for the ceiling. */
   index: number;
+  /** The server's CPU (all its threads) per answer while the scenario ran, in ms. */
+  serverCpuMsPerAnswer?: number;
+  /** The Content-Encoding of the scenario's answer at warm-up (`<scenario> compressed` rows). */
+  contentEncoding?: string;
+  /** `<scenario> compressed` rows: requests per second as a share of the uncompressed scenario's, same server. */
+  ratioToUncompressed?: number;
+  /** `<scenario> compressed` rows: bytes on the wire per answer as a share of the uncompressed scenario's. */
+  bytesRatioToUncompressed?: number;
   ceilingRequestsPerSecond?: number;
   ratioToCeiling?: number;
   /** The straightforward implementation of the same request, measured in the same run (bench/baseline-server.ts). */
@@ -39,6 +47,9 @@ export function printTable(rows: BenchRow[]): void {
     'p99 ms',
     'errors',
     'bytes',
+    'CPU ms',
+    'x uncompressed',
+    'bytes x uncompressed',
     'ceiling req/s',
     'x ceiling',
     'baseline req/s',
@@ -57,6 +68,9 @@ export function printTable(rows: BenchRow[]): void {
     String(row.p99Ms),
     String(row.errors + row.non2xx),
     String(row.bytesPerResponse),
+    row.serverCpuMsPerAnswer === undefined ? '' : row.serverCpuMsPerAnswer.toFixed(3),
+    row.ratioToUncompressed === undefined ? '' : row.ratioToUncompressed.toFixed(2),
+    row.bytesRatioToUncompressed === undefined ? '' : row.bytesRatioToUncompressed.toFixed(3),
     String(row.ceilingRequestsPerSecond ?? ''),
     row.ratioToCeiling === undefined ? '' : row.ratioToCeiling.toFixed(3),
     String(row.baselineRequestsPerSecond ?? ''),

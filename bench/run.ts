@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +8,10 @@ import { parseArgs } from 'node:util';
 import { datasetUrl, type DatasetSize, ensureDataset, sampleParameters } from './dataset.js';
 import { startClaimWriter } from './claim-writer.js';
 import { IMAGE_ENVIRONMENT } from './image-environment.js';
-import { drive, type LoadOptions, peakRss } from './load.js';
+import { drive, type LoadOptions, peakRss, processCpuMs } from './load.js';
 import { type BenchRow, checkTargets, printTable } from './report.js';
 import { choosePlacement, onServerCpus, pinThisProcess, unpinThisProcess } from './placement.js';
-import { type Scenario, scenarios } from './scenarios.js';
+import { COMPRESSED, type Scenario, scenarios } from './scenarios.js';
 
 /**
  * `npm run bench`: the service's throughput and latency per scenario against the framework ceiling
@@ -115,21 +116,42 @@ async function measure(url: string, size: DatasetSize, cacheOn: boolean, selecte
     RATE_LIMIT_MAX: '0',
   }, `http://127.0.0.1:${port}/health/ready`);
   const baseUrl = `http://127.0.0.1:${port}`;
-  const bodies: string[] = [];
+  const bodies: CapturedBody[] = [];
   try {
     // Warm up: the first request of each scenario builds what later ones reuse (snapshots, plans).
     for (const scenario of selected) {
-      const response = await fetch(baseUrl + scenario.path(), { headers: scenario.headers });
-      if (!response.ok) throw new Error(`${scenario.name}: ${response.status} ${await response.text()}`);
-      bodies.push(Buffer.from(await response.arrayBuffer()).toString('base64'));
+      const answer = await capture(baseUrl + scenario.path(), scenario.headers);
+      if (answer.status !== 200) throw new Error(`${scenario.name}: ${answer.status} ${answer.body.toString('utf8')}`);
+      if (scenario.name.endsWith(COMPRESSED) && answer.encoding === undefined) {
+        log(`  ${scenario.name}: the warm-up answer came uncompressed (${answer.body.length} bytes, below COMPRESSION_MIN_BYTES?)`);
+      }
+      bodies.push({ body: answer.body.toString('base64'), encoding: answer.encoding });
     }
     const results: BenchRow[] = [];
     for (const [index, scenario] of selected.entries()) {
-      const { loads, value } = await countingLoads(baseUrl, () => peakRss(server.pid!, () => drive(baseUrl, scenario, load)));
-      const { result, peakRssMb } = value;
-      results.push({ scenario: scenario.name, campaigns: size.campaigns, cache: cacheOn ? 'on' : 'off', ...result, peakRssMb, index, ...loads });
-      log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms${describeLoads(loads)}`);
+      const pid = server.pid!;
+      const { loads, value } = await countingLoads(baseUrl, async () => {
+        const cpuBefore = await processCpuMs(pid);
+        const measured = await peakRss(pid, () => drive(baseUrl, scenario, load));
+        return { ...measured, cpuMs: (await processCpuMs(pid)) - cpuBefore };
+      });
+      const { result, peakRssMb, cpuMs } = value;
+      const serverCpuMsPerAnswer = Math.round((1000 * cpuMs) / Math.max(1, result.responses)) / 1000;
+      const contentEncoding = bodies[index]!.encoding;
+      results.push({
+        scenario: scenario.name,
+        campaigns: size.campaigns,
+        cache: cacheOn ? 'on' : 'off',
+        ...result,
+        peakRssMb,
+        serverCpuMsPerAnswer,
+        ...(contentEncoding ? { contentEncoding } : {}),
+        index,
+        ...loads,
+      });
+      log(`  ${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms, ${serverCpuMsPerAnswer} ms CPU per answer${describeLoads(loads)}`);
     }
+    withUncompressed(results);
     const live = cacheOn || writesPerSecond === 0 ? [] : await withWrites(server.pid!, baseUrl, url, results, selected);
     await stop(server);
     await withCeiling(results, selected, bodies);
@@ -186,6 +208,7 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
         p99Ms: Math.max(...pairs.map((pair) => pair.writes.p99Ms)),
       },
       claimVolumeLoads: pairs.reduce((sum, pair) => sum + pair.loads, 0) || undefined,
+      serverCpuMsPerAnswer: undefined,
       ceilingRequestsPerSecond: undefined,
       ratioToCeiling: undefined,
       baselineRequestsPerSecond: undefined,
@@ -194,6 +217,44 @@ async function withWrites(pid: number, baseUrl: string, url: string, results: Be
     if (pairs.length > 1) log(`  ${scenario.name}: x no writes per pair ${pairs.map((pair) => pair.ratio).join(', ')}; median ${median.ratio}`);
   }
   return live;
+}
+
+/**
+ * Adds to each `<scenario> compressed` row its requests per second and bytes on the wire per answer
+ * as shares of the same scenario's uncompressed row, measured just before it on the same server.
+ */
+function withUncompressed(results: BenchRow[]): void {
+  for (const row of results.filter((result) => result.scenario.endsWith(COMPRESSED))) {
+    const plain = results.find((result) => result.scenario === row.scenario.slice(0, -COMPRESSED.length));
+    if (!plain) continue;
+    row.ratioToUncompressed = Math.round((100 * row.requestsPerSecond) / Math.max(1, plain.requestsPerSecond)) / 100;
+    row.bytesRatioToUncompressed = Math.round((1000 * row.bytesPerResponse) / Math.max(1, plain.bytesPerResponse)) / 1000;
+    log(`  ${row.scenario}: x ${row.ratioToUncompressed} of uncompressed req/s, x ${row.bytesRatioToUncompressed} of its bytes per answer`);
+  }
+}
+
+/** An answer as it came over the wire, body undecoded (fetch would undo its Content-Encoding). */
+interface CapturedAnswer {
+  status: number;
+  encoding: string | undefined;
+  body: Buffer;
+}
+
+/** A scenario's answer as the ceiling server sends it again: the body (base64) and its Content-Encoding. */
+interface CapturedBody {
+  body: string;
+  encoding: string | undefined;
+}
+
+function capture(url: string, headers: Record<string, string> = {}): Promise<CapturedAnswer> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, encoding: response.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 /**
@@ -240,7 +301,7 @@ async function withBaseline(results: BenchRow[], url: string): Promise<void> {
 }
 
 /** Adds to each row the ceiling's requests per second for the same bytes, and the ratio. */
-async function withCeiling(results: BenchRow[], selected: Scenario[], bodies: string[]): Promise<BenchRow[]> {
+async function withCeiling(results: BenchRow[], selected: Scenario[], bodies: CapturedBody[]): Promise<BenchRow[]> {
   const bodiesFile = join(tmpdir(), `bench-bodies-${process.pid}.json`);
   await writeFile(bodiesFile, JSON.stringify(bodies));
   const port = await freePort();

@@ -8,7 +8,31 @@ export interface Scenario {
   headers?: Record<string, string>;
 }
 
+/** The suffix of the scenarios measured a second time with compression (bench/README.md). */
+export const COMPRESSED = ' compressed';
+
+/** What current browsers send; the service answers it with brotli (it offers no zstd). */
+const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
+/**
+ * The scenarios measured again with `Accept-Encoding`, each right after its uncompressed self, so that
+ * the pair's ratio shows what compression costs rather than the machine's drift between them.
+ */
+const MEASURED_COMPRESSED = new Set(['list default', 'list pageSize=100', 'detail by random id', 'trending 24h']);
+
 export function scenarios(parameters: ScenarioParameters): Scenario[] {
+  return withCompressed(uncompressed(parameters));
+}
+
+function withCompressed(list: Scenario[]): Scenario[] {
+  return list.flatMap((scenario) =>
+    MEASURED_COMPRESSED.has(scenario.name)
+      ? [scenario, { ...scenario, name: scenario.name + COMPRESSED, headers: { ...scenario.headers, 'accept-encoding': BROWSER_ACCEPT_ENCODING } }]
+      : [scenario],
+  );
+}
+
+function uncompressed(parameters: ScenarioParameters): Scenario[] {
   const fixed = (name: string, path: string, headers?: Record<string, string>): Scenario => ({ name, path: () => path, headers });
   let next = 0;
   const { campaignIds } = parameters;

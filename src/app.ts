@@ -11,6 +11,7 @@ import { claimWindowsLifecycle } from './plugins/claim-windows.js';
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { profileCacheLifecycle } from './plugins/profile-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
+import { compression, ResponseCompression } from './plugins/external/compression.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
 import { overloadProtection } from './plugins/external/overload.js';
@@ -172,6 +173,13 @@ export async function buildApp(
     profileCache: profileCache ?? new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 }),
   });
 
+  // Before any route (GET /metrics comes with the metrics plugin): @fastify/compress attaches its
+  // hook to each route as it is added. The hook comes last on every route, after the public and
+  // response caches' (which put theirs first): cache headers and 304s are decided on the
+  // uncompressed body, and the response cache keeps that.
+  const responseCompression = config.COMPRESSION_ENABLED ? new ResponseCompression(config.COMPRESSION_MIN_BYTES) : undefined;
+  if (responseCompression) await app.register(compression, { policy: responseCompression });
+
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
   await app.register(errorHandler);
   await app.register(notFound);
@@ -196,12 +204,13 @@ export async function buildApp(
       onStoreError: () => storeErrors?.inc(),
     });
   }
-  await app.register(publicCache, { maxAgeSeconds: config.CACHE_MAX_AGE_S });
+  await app.register(publicCache, { maxAgeSeconds: config.CACHE_MAX_AGE_S, compression: responseCompression });
   if (config.RESPONSE_CACHE_TTL_MS > 0) {
     await app.register(responseCache, {
       ttlMs: config.RESPONSE_CACHE_TTL_MS,
       maxBytes: config.RESPONSE_CACHE_MAX_MB * 1024 * 1024,
       now: () => clock().getTime(),
+      compression: responseCompression,
     });
   }
 

@@ -145,6 +145,18 @@ export const ConfigSchema = Type.Object({
     default: 64,
     description: 'Memory the response cache may use at most; it keeps only the answers of the last RESPONSE_CACHE_TTL_MS, and the oldest of those make room',
   }),
+  COMPRESSION_ENABLED: Type.Boolean({
+    default: true,
+    description:
+      'Compress answers with brotli or gzip for clients whose Accept-Encoding takes either (brotli when both); false sends every answer uncompressed, e.g. behind a proxy that compresses',
+  }),
+  COMPRESSION_MIN_BYTES: Type.Integer({
+    minimum: 1,
+    maximum: 10_485_760,
+    default: 1024,
+    description:
+      'Smallest answer body, in bytes, that is compressed: smaller ones fit in a packet or two anyway, so compressing them costs CPU for nothing. Answers at least this large carry Vary: Accept-Encoding',
+  }),
   ENTRY_CACHE_SIZE: Type.Integer({
     minimum: 0,
     maximum: 100_000,

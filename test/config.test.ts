@@ -170,4 +170,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ RESPONSE_CACHE_TTL_MS: '0' }).RESPONSE_CACHE_TTL_MS).toBe(0);
     expect(() => loadConfig({ RESPONSE_CACHE_TTL_MS: '60001' })).toThrow(/RESPONSE_CACHE_TTL_MS/);
   });
+
+  it('compresses answers of 1024 bytes and more by default; the threshold is at least 1, so an empty 304 never is', () => {
+    expect(loadConfig({})).toMatchObject({ COMPRESSION_ENABLED: true, COMPRESSION_MIN_BYTES: 1024 });
+    expect(loadConfig({ COMPRESSION_ENABLED: 'false', COMPRESSION_MIN_BYTES: '1' })).toMatchObject({ COMPRESSION_ENABLED: false, COMPRESSION_MIN_BYTES: 1 });
+    expect(() => loadConfig({ COMPRESSION_MIN_BYTES: '0' })).toThrow(/COMPRESSION_MIN_BYTES: must be a whole number from 1 to/);
+    expect(() => loadConfig({ COMPRESSION_ENABLED: 'off' })).toThrow(/COMPRESSION_ENABLED: must be true or false/);
+  });
 });

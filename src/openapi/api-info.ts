@@ -55,6 +55,11 @@ Successful answers of the public operations carry \`Cache-Control: public, max-a
 tag back in \`If-None-Match\` to get \`304 Not Modified\` without a body. Errors carry neither. Staging answers are
 \`Cache-Control: private, no-store\`.
 
+## Compression
+Larger answers (by default those of 1 KB or more) come compressed when \`Accept-Encoding\` allows: brotli (\`br\`) when
+the client takes it, else \`gzip\`; they carry \`Vary: Accept-Encoding\`. A compressed answer's \`ETag\` is the weak form
+(\`W/"..."\`) of the uncompressed body's tag; \`If-None-Match\` accepts either form for any encoding of the same body.
+
 ## Rate limits
 Each client IP has a budget of requests per window (by default 600 per minute), shared by every replica of the
 service. Answers carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds), and the same

@@ -21,7 +21,10 @@ const rateLimitHeaders = {
   RateLimit: { type: 'string', description: 'What is left of it: `"default";r=<requests left>;t=<seconds until the window resets>`' },
 };
 const cacheHeaders = {
-  ETag: { type: 'string', description: 'Strong entity tag of the body; send it back in If-None-Match' },
+  ETag: {
+    type: 'string',
+    description: 'Entity tag of the body, strong; its weak form (`W/`) when the answer is compressed. Send it back in If-None-Match',
+  },
   'Cache-Control': { type: 'string', description: '`public, max-age=<seconds>` (10 by default)' },
 };
 

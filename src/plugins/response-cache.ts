@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import { keptBytes } from '../services/kept-bytes.js';
 import { entityTag } from '../entity-tag.js';
+import type { ResponseCompression, ResponseEncoding } from './external/compression.js';
 
 /**
  * The answers of the public routes (`config: { publicCache: true }`), kept in memory for `ttlMs`
@@ -18,15 +19,23 @@ import { entityTag } from '../entity-tag.js';
  * cache holds is what was answered within the last `ttlMs`. Kept until room was needed, the answers
  * of requests that do not come again within the TTL (a crawl over campaign ids, the detail pages of
  * an hour ago) stayed resident up to all of `maxBytes`, bytes nobody would be served.
+ *
+ * With compression on, an entry also keeps its body as compressed for the first client that got it
+ * in an encoding, and serves that to the next ones: compressing costs more than serving a kept
+ * answer, and within the TTL a popular answer goes out in the same encoding many times. The
+ * compressed bytes count in `maxBytes` and go with their entry.
  */
 interface Entry {
   body: Buffer;
   etag: string;
   expiresAt: number;
+  encoded?: Partial<Record<ResponseEncoding, Buffer>>;
 }
 
-export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => number }>(
-  (app: FastifyInstance, { ttlMs, maxBytes, now = Date.now }) => {
+export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => number; compression?: ResponseCompression }>(
+  (app: FastifyInstance, { ttlMs, maxBytes, now = Date.now, compression }) => {
+    // Its hook must come before the one that keeps compressed bodies, which sees what it sent.
+    if (compression && !app.hasPlugin('compression')) throw new Error('the response cache keeps compressed bodies only after the compression plugin');
     const entries = new Map<string, Entry>();
     let bytes = 0;
     const served = new WeakSet<FastifyRequest>();
@@ -43,7 +52,7 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
 
     const remove = (key: string, entry: Entry) => {
       entries.delete(key);
-      bytes -= entry.body.length;
+      bytes -= entry.body.length + (entry.encoded?.br?.length ?? 0) + (entry.encoded?.gzip?.length ?? 0);
     };
 
     const serveFromCache: onRequestHookHandler = (request, reply, done) => {
@@ -54,7 +63,12 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
         return done();
       }
       served.add(request);
-      void reply.header('etag', entry.etag).type('application/json; charset=utf-8').send(entry.body);
+      // The public cache then gives it the weak ETag and Vary of a compressed answer, and
+      // @fastify/compress leaves a body with a Content-Encoding alone.
+      const encoding = compression?.encodingFor(request, entry.body.length);
+      const encoded = encoding === undefined ? undefined : entry.encoded?.[encoding];
+      if (encoded) void reply.header('content-encoding', encoding);
+      void reply.header('etag', entry.etag).type('application/json; charset=utf-8').send(encoded ?? entry.body);
     };
 
     const keepAnswer: onSendHookHandler = (request, reply, payload, done) => {
@@ -79,11 +93,30 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
       done(null, body);
     };
 
+    /** After @fastify/compress: the body it compressed for this entry, kept for the next request in that encoding. */
+    const keepEncoded: onSendHookHandler = (request, reply, payload, done) => {
+      const encoding = reply.getHeader('content-encoding');
+      if (request.method !== 'GET' || reply.statusCode !== 200 || (encoding !== 'br' && encoding !== 'gzip') || !Buffer.isBuffer(payload)) {
+        return done(null, payload);
+      }
+      const entry = entries.get(request.url);
+      // Only a compression of the body the entry keeps (the public cache made its ETag weak), once,
+      // and only while there is room.
+      if (!entry || entry.encoded?.[encoding] || reply.getHeader('etag') !== `W/${entry.etag}` || bytes + payload.length > maxBytes) {
+        return done(null, payload);
+      }
+      const kept = keptBytes(payload);
+      entry.encoded = { ...entry.encoded, [encoding]: kept };
+      bytes += kept.length;
+      done(null, kept);
+    };
+
     app.addHook('onRoute', (route) => {
       if (route.config?.publicCache !== true) return;
       route.onRequest = [...[route.onRequest ?? []].flat(), serveFromCache];
-      // Before the public-cache hook, which reads the ETag set here instead of hashing the body again.
-      route.onSend = [keepAnswer, ...[route.onSend ?? []].flat()];
+      // Before the public-cache hook, which reads the ETag set here instead of hashing the body again;
+      // keepEncoded last, after the compression plugin's hook (added to the route before this one).
+      route.onSend = [keepAnswer, ...[route.onSend ?? []].flat(), ...(compression ? [keepEncoded] : [])];
     });
   },
   { name: 'response-cache', dependencies: ['public-cache'] },
