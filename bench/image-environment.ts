@@ -4,10 +4,8 @@
  * compared with, as the image runs them. The environment the benchmark is started with wins.
  *
  * MALLOC_ARENA_MAX=2: glibc's malloc otherwise keeps an arena per thread that ever allocated (the
- * claim load's worker, libuv's pool), and memory freed there stays resident. Measured on
- * 2026-11-25, two servers side by side on the 1,000,000-claim database after the same load: 163-164
- * against 183-186 MB resident, at the same or higher throughput (/campaigns 4,975-5,394 against
- * 4,572-4,581 req/s).
+ * claim load's worker, libuv's pool), and memory freed there stays resident: with two arenas a server holds
+ * about a tenth less resident memory after the same load, at the same or higher throughput.
  */
 export const IMAGE_ENVIRONMENT: Record<string, string> = {
   MALLOC_ARENA_MAX: '2',

@@ -8,10 +8,9 @@ import { cpus } from 'node:os';
  * the service is one thread that takes a whole one. Left to the scheduler on a 2-core machine, the
  * load generator and the claim writer's thread land on the server's core, and every response the
  * server writes wakes the load generator, which may preempt the server on the spot: what the table
- * then shows is partly the load generator's own cost. Measured on 2026-11-26 (explore contracts,
- * 200 claims/s, /proc/<pid>/task/<pid>/schedstat of the server's main thread): runnable but waiting
- * for a core 4% of the time without writes and 18-22% with them, unpinned. A real deployment
- * never shares a core with its clients.
+ * then shows is partly the load generator's own cost (unpinned, the server's main thread waits
+ * for a core a fifth of the time while claims are written: /proc/<pid>/task/<pid>/schedstat). A
+ * real deployment never shares a core with its clients.
  *
  * `auto` (the default, on 2 cores or more): the benchmark's own process (autocannon and the claim
  * writer's thread) on core 0, the servers (the service, the ceiling and the baseline) on the rest.

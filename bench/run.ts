@@ -72,7 +72,7 @@ const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list defa
 const writesPerSecond = Number(values.writes);
 /**
  * Pairs (without writes, then with them) per live scenario; the row is the pair with the median
- * ratio. One pair moved by ±0.08 between runs minutes apart on this machine (2026-11-26).
+ * ratio: one pair alone moves by several hundredths between runs minutes apart.
  */
 const writeRounds = Number(values['write-rounds']);
 if (!Number.isInteger(writeRounds) || writeRounds < 1) throw new Error(`--write-rounds must be a whole number of at least 1, not ${values['write-rounds']}`);
