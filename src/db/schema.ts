@@ -93,7 +93,14 @@ export const tokens = pgTable(
     decimals: smallint('decimals').notNull(),
     imageUri: text('image_uri').notNull(),
     isWhitelisted: boolean('is_whitelisted').notNull().default(false),
+    /** The current price: budgets are valued with it, and it is `actionTokenMetadata.priceUsd`. */
     priceUsd: numeric('price_usd', { precision: 38, scale: 18 }),
+    /**
+     * Who set `price_usd`: `import` (an import file, or any other writer of the row), or the price
+     * source whose newest quote it is (src/ingest/prices.ts). Only an imported price enters the price
+     * history through the tokens' trigger.
+     */
+    priceSource: text('price_source').notNull().default('import'),
     marketCapUsd: usd('market_cap_usd'),
     priceChange24hPct: numeric('price_change_24h_pct', { precision: 12, scale: 4 }),
     volume24hUsd: usd('volume_24h_usd'),

@@ -52,7 +52,8 @@ type RecordOf<K extends Kind> = Extract<UpsertRecord, { kind: K }>;
 
 export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord> {
   for (const row of await query<Row>(
-    sql`SELECT chain_id, address, id::text, name, symbol, decimals, image_uri, is_whitelisted, is_blocked, price_usd::text, market_cap_usd::text,
+    sql`SELECT chain_id, address, id::text, name, symbol, decimals, image_uri, is_whitelisted, is_blocked,
+               CASE WHEN price_source = 'import' THEN price_usd::text END AS price_usd, market_cap_usd::text,
                price_change_24h_pct::text, volume_24h_usd::text, holders FROM tokens ORDER BY chain_id, address`,
   )) {
     yield {

@@ -79,7 +79,9 @@ const UPSERTS: UpsertSpec[] = [
       col('image_uri', text('imageUri')),
       col('is_whitelisted', `coalesce(${cast('isWhitelisted', 'boolean')}, false)`),
       col('is_blocked', `coalesce(${cast('isBlocked', 'boolean')}, false)`),
-      col('price_usd', cast('priceUsd', 'numeric')),
+      // A record without a price leaves a price source's current price alone (it clears an imported one).
+      col('price_usd', cast('priceUsd', 'numeric'), false, `coalesce(excluded.price_usd, CASE WHEN t.price_source <> 'import' THEN t.price_usd END)`),
+      col('price_source', `'import'`, false, `CASE WHEN excluded.price_usd IS NULL AND t.price_usd IS NOT NULL THEN t.price_source ELSE 'import' END`),
       col('market_cap_usd', cast('marketCapUsd', 'numeric')),
       col('price_change_24h_pct', cast('priceChange24hPct', 'numeric')),
       col('volume_24h_usd', cast('volume24hUsd', 'numeric')),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../db/handle.js';
+import type { BulkSession, DatabaseHandle } from '../db/handle.js';
 import type { PriceQuote } from '../prices/source.js';
 
 /**
@@ -15,6 +15,7 @@ import type { PriceQuote } from '../prices/source.js';
  */
 export const MAX_PRICE_JUMP = 5;
 const NEIGHBOUR_WINDOW = '1 day';
+const ADDRESS = /^0x[0-9a-f]{40}$/;
 const DECIMAL = /^(0|[1-9][0-9]{0,19})(\.[0-9]{1,18})?$/;
 
 export interface RefusedQuote {
@@ -31,6 +32,8 @@ export interface PriceWrite {
 }
 
 function malformed(quote: PriceQuote): string | undefined {
+  if (!Number.isInteger(quote.chainId) || quote.chainId <= 0 || quote.chainId > 2 ** 31 - 1) return `chain ${quote.chainId} is not a chain id`;
+  if (typeof quote.address !== 'string' || !ADDRESS.test(quote.address.toLowerCase())) return `${JSON.stringify(quote.address)} is not an address`;
   if (!(quote.at instanceof Date) || Number.isNaN(quote.at.getTime())) return 'its time is not a time';
   if (!DECIMAL.test(quote.priceUsd) || !(Number(quote.priceUsd) > 0)) return `price ${JSON.stringify(quote.priceUsd)} is not a positive decimal`;
   return undefined;
@@ -94,6 +97,44 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
       );
       valued += Number(result?.valued ?? 0);
     }
+    await followNewestPrices(session, accepted);
     return { written: stored?.written ?? 0, refused, valued };
   });
+}
+
+/**
+ * A token's current price (`tokens.price_usd`: budgets, `actionTokenMetadata`) is the newest price in
+ * its history, once a source quoted it: written here with its source, and with the change over the
+ * 24 hours before it when the history holds a price from then (within the same two hours a claim's
+ * price may be old). An imported price sets the row itself (the import's merge); a source's older
+ * quote leaves it. The update goes through the tokens' trigger, so the documents of the campaigns
+ * paying these tokens follow.
+ */
+async function followNewestPrices(session: BulkSession, written: readonly { chain_id: number; address: string }[]): Promise<void> {
+  await session.query(
+    sql`WITH touched AS (
+          SELECT DISTINCT q.chain_id, q.address
+            FROM jsonb_to_recordset(${JSON.stringify(written.map(({ chain_id, address }) => ({ chain_id, address })))}::jsonb) AS q(chain_id int, address text)),
+        newest AS (
+          SELECT t.chain_id, t.address, n.price_usd, n.source, d.price_usd AS day_before
+            FROM touched AS t
+           CROSS JOIN LATERAL (
+             SELECT p.price_usd, p.source, p.at FROM token_prices AS p
+              WHERE p.chain_id = t.chain_id AND p.address = t.address
+              ORDER BY p.at DESC, p.source = 'import' DESC LIMIT 1) AS n
+            LEFT JOIN LATERAL (
+             SELECT p.price_usd FROM token_prices AS p
+              WHERE p.chain_id = t.chain_id AND p.address = t.address
+                AND p.at <= n.at - interval '24 hours' AND p.at >= n.at - interval '26 hours'
+              ORDER BY p.at DESC, p.source = 'import' DESC LIMIT 1) AS d ON true
+           WHERE n.source <> 'import')
+        UPDATE tokens AS t
+           SET price_usd = n.price_usd,
+               price_source = n.source,
+               price_change_24h_pct = CASE WHEN n.day_before IS NULL THEN t.price_change_24h_pct
+                                           ELSE round(least(greatest((n.price_usd / n.day_before - 1) * 100, -100), 99999999), 4) END
+          FROM newest AS n
+         WHERE t.chain_id = n.chain_id AND t.address = n.address
+           AND (t.price_usd, t.price_source) IS DISTINCT FROM (n.price_usd, n.source)`,
+  );
 }

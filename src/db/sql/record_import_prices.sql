@@ -1,6 +1,7 @@
--- An imported token price (tokens.price_usd) is the operator's word on the price now: it goes into the
--- price history as source 'import', at the writing transaction's time, and the claims waiting for
--- that token's price (or, for a native token, for their ETH value) are valued with it.
+-- An imported token price (tokens.price_usd with price_source 'import') is the operator's word on the
+-- price now: it goes into the price history as source 'import', at the writing transaction's time, and
+-- the claims waiting for that token's price (or, for a native token, for their ETH value) are valued
+-- with it. A price a source set (src/ingest/prices.ts) is in the history already.
 CREATE OR REPLACE FUNCTION record_import_prices() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   chains integer[];
@@ -10,11 +11,12 @@ DECLARE
 BEGIN
   IF TG_OP = 'INSERT' THEN
     SELECT array_agg(n.chain_id), array_agg(n.address), array_agg(n.price_usd) INTO chains, addresses, prices
-      FROM new_tokens AS n WHERE n.price_usd > 0;
+      FROM new_tokens AS n WHERE n.price_usd > 0 AND n.price_source = 'import';
   ELSE
     SELECT array_agg(n.chain_id), array_agg(n.address), array_agg(n.price_usd) INTO chains, addresses, prices
       FROM new_tokens AS n JOIN old_tokens AS o USING (chain_id, address)
-     WHERE n.price_usd > 0 AND n.price_usd IS DISTINCT FROM o.price_usd;
+     WHERE n.price_usd > 0 AND n.price_source = 'import'
+       AND (n.price_usd, n.price_source) IS DISTINCT FROM (o.price_usd, o.price_source);
   END IF;
   IF chains IS NULL THEN
     RETURN NULL;

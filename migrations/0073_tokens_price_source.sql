@@ -1,0 +1,1 @@
+ALTER TABLE "tokens" ADD COLUMN "price_source" text DEFAULT 'import' NOT NULL;
