@@ -5,7 +5,7 @@
  *   entry    server.ts, cli/, docs/                    what a process runs
  *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
  *   http     routes/, plugins/, openapi/               requests and answers
- *   domain   services/, indexer/                       assembly of answers; following the chain
+ *   domain   services/, indexer/, price-job/           assembly of answers; following the chain and prices
  *   data     repositories/, ingest/, seed/             reads, the write path, generated data
  *   base     db/, schemas/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
  */
@@ -13,7 +13,7 @@ const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
   app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
   http: ['^src/routes/', '^src/plugins/', '^src/openapi/'],
-  domain: ['^src/services/', '^src/indexer/'],
+  domain: ['^src/services/', '^src/indexer/', '^src/price-job/'],
   data: ['^src/repositories/', '^src/ingest/', '^src/seed/'],
 };
 const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];

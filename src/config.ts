@@ -273,6 +273,33 @@ export const ConfigSchema = Type.Object({
     default: 9464,
     description: 'Port of the indexer\'s /metrics and /health/ready (on HOST); 0 = none',
   }),
+  PRICE_SOURCES: Type.String({
+    pattern: '^(none|(defillama|chainlink)(,(defillama|chainlink))*)$',
+    default: 'defillama',
+    description:
+      'The price job beside the indexer (npm run index): its sources, comma-separated: defillama (DefiLlama\'s coins API, no key), chainlink (the feeds of PRICE_CHAINLINK_FEEDS, read through CHAIN_RPC_URLS); none = no price job (prices come from imports only)',
+  }),
+  PRICE_DEFILLAMA_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://coins.llama.fi',
+    description: "Base URL of DefiLlama's coins API (with a paid key: https://pro-api.llama.fi/<key>/coins)",
+  }),
+  PRICE_CHAIN_ALIASES: Type.Optional(
+    Type.String({
+      pattern: '^\\s*([0-9]{1,10}=[0-9]{1,10}\\s*(,\\s*[0-9]{1,10}=[0-9]{1,10}\\s*)*)?$',
+      description:
+        'DefiLlama: chains priced as another chain, comma-separated chainId=chainId (31337=8453: a local fork of Base, its tokens at the same addresses)',
+    }),
+  ),
+  PRICE_CHAINLINK_FEEDS: Type.Optional(
+    Type.String({
+      description:
+        'Chainlink: the USD feed of each token, comma-separated chainId:token=feed (8453:0x8335…2913=0x7e86…bc6B); the native token is 0x0000000000000000000000000000000000000000',
+    }),
+  ),
+  PRICE_POLL_MS: milliseconds(60_000, 'How often the price job asks its sources for current prices'),
+  PRICE_REQUEST_TIMEOUT_MS: milliseconds(10_000, 'Time one request to a price source may take'),
+  PRICE_MAX_RETRY_AFTER_MS: milliseconds(600_000, "Longest wait a price source's Retry-After can impose before the job asks it again"),
 });
 
 type Settings = Static<typeof ConfigSchema>;

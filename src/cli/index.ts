@@ -7,17 +7,21 @@ import { createBackfillProgress } from '../indexer/progress-bar.js';
 import { IndexerStatus } from '../indexer/status.js';
 import { type ChainTarget, parseTargets } from '../chain/targets.js';
 import { createServerLogger } from '../logger.js';
+import { createPriceSources, priceJobSettings } from '../price-job/from-config.js';
+import { createPriceJob, type PriceJob } from '../price-job/job.js';
+import { PriceMetrics } from '../price-job/metrics.js';
 import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once]
        (in the image: node dist/cli/index.js ...)
 
-Follows BoostCore deployments into DATABASE_URL (or the embedded database) through src/ingest/.
+Follows BoostCore deployments into DATABASE_URL (or the embedded database) through src/ingest/, and
+runs the price job beside it (PRICE_SOURCES; none turns it off).
 Without flags it follows what the settings name (CHAIN_RPC_URLS, INDEXER_CORES; README "Data from the
 chain"). With --rpc-url and --chain-id it follows one core: --core (default: the protocol's deployment
 on that chain) from --from-block (default: its deployment block; only used when the core has no
 checkpoint yet). --confirmations overrides INDEXER_CONFIRMATIONS. --once indexes up to the head minus
-the confirmations, then exits 0.`;
+the confirmations, asks the price sources for what the claims need, then exits 0.`;
 
 function targetsFromFlags(values: Record<string, string | boolean | undefined>, config: Config): ChainTarget[] {
   const rpcUrl = values['rpc-url'] as string | undefined;
@@ -37,6 +41,14 @@ function targetsFromFlags(values: Record<string, string | boolean | undefined>, 
   if (fromText !== undefined && !/^[0-9]{1,15}$/.test(fromText)) throw new UsageError('--from-block must be a block number');
   const startBlock = fromText !== undefined ? BigInt(fromText) : deployment && deployment.address === core.toLowerCase() ? deployment.startBlock : 0n;
   return [{ chainId, rpcUrl, cores: [{ address: core.toLowerCase(), startBlock }] }];
+}
+
+/** --once: rounds until no hour of waiting claims is left to ask about, or a source fails. */
+async function pricesUntilDone(prices: PriceJob): Promise<void> {
+  for (;;) {
+    const round = await prices.runOnce();
+    if (!round.moreWaiting || round.failed.length > 0) return;
+  }
 }
 
 async function main(): Promise<void> {
@@ -82,6 +94,17 @@ async function main(): Promise<void> {
       onRpcError: (chainId) => status.rpcError(chainId),
     },
   );
+  const priceSources = createPriceSources(config, logger);
+  const prices =
+    priceSources.length === 0
+      ? null
+      : createPriceJob({
+          database,
+          sources: priceSources,
+          settings: priceJobSettings(config, targets.map((target) => target.chainId)),
+          logger: logger.child({ component: 'prices' }),
+          metrics: new PriceMetrics(status.registry),
+        });
   const stop = () => indexer.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -91,11 +114,14 @@ async function main(): Promise<void> {
       { targets: targets.map((target) => ({ chainId: target.chainId, cores: target.cores.map((core) => `${core.address}@${core.startBlock}`) })), confirmations, once: values.once },
       'indexer starting',
     );
+    if (!values.once) prices?.start();
     await indexer.run({ once: values.once });
     bar.stop();
+    if (values.once && prices) await pricesUntilDone(prices);
     logger.info({ cores: status.readiness(expectedCores).cores }, 'indexer stopped');
   } finally {
     bar.stop();
+    await prices?.close();
     await statusServer?.close();
     await database.close();
   }

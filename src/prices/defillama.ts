@@ -48,6 +48,8 @@ export interface DefiLlamaSourceOptions {
   searchWidth?: string;
   /** Refuse a price whose `confidence` is below this (0..1). Prices without a confidence are kept. */
   minConfidence?: number;
+  /** The chains quoted; default `DEFILLAMA_CHAINS` (a fork or a local chain can borrow a mainnet's entry). */
+  chains?: Readonly<Record<number, { slug: string; native: string }>>;
 }
 
 /** An answer larger than this is not a price list; expected answers are about 150 bytes a coin. */
@@ -62,6 +64,7 @@ const ADDRESS = /^0x[0-9a-f]{40}$/;
 export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSource {
   const { timeoutMs, maxTokensPerRequest, logger, searchWidth, minConfidence } = options;
   const fetchImpl = options.fetch ?? globalThis.fetch;
+  const chains = options.chains ?? DEFILLAMA_CHAINS;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl)) {
     throw new TypeError(`DefiLlama baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
@@ -78,7 +81,7 @@ export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSou
     const seen = new Set<string>();
     const unknownChains = new Set<number>();
     for (const token of tokens) {
-      const chain = DEFILLAMA_CHAINS[token.chainId];
+      const chain = chains[token.chainId];
       if (chain === undefined) {
         unknownChains.add(token.chainId);
         continue;

@@ -10,7 +10,7 @@ import {
   parseRetryAfter,
 } from '../../src/prices/defillama.js';
 import { NATIVE_TOKEN_ADDRESS, PriceSourceError, type TokenRef } from '../../src/prices/source.js';
-import { type DefiLlamaStandIn, RawJson, startDefiLlamaStandIn, type StandInPoint } from '../helpers/defillama-stand-in.js';
+import { type DefiLlamaStandIn, RawJson, startDefiLlamaStandIn, type StandInPoint } from '../../scripts/chain/defillama-stand-in.js';
 
 const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const USDC_ETHEREUM = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../prices/defillama.js';
+import type { PriceSource } from '../prices/source.js';
+import type { PriceJobSettings } from './job.js';
+
+/** Coins asked for in one DefiLlama request: its URLs stay well under common 8 KB limits. */
+const DEFILLAMA_TOKENS_PER_REQUEST = 80;
+
+/** `31337=8453,…` as chain id -> chain id. */
+export function parseChainAliases(text: string | undefined): Map<number, number> {
+  const aliases = new Map<number, number>();
+  for (const entry of (text ?? '').split(',')) {
+    const [from, to] = entry.split('=').map((part) => part.trim());
+    if (from && to) aliases.set(Number(from), Number(to));
+  }
+  return aliases;
+}
+
+/** The price sources PRICE_SOURCES names, in its order; none for `none`. */
+export function createPriceSources(config: Config, logger: Pick<Logger, 'debug' | 'warn'>): PriceSource[] {
+  if (config.PRICE_SOURCES === 'none') return [];
+  const sources: PriceSource[] = [];
+  for (const name of new Set(config.PRICE_SOURCES.split(','))) {
+    if (name === 'defillama') {
+      const chains = { ...DEFILLAMA_CHAINS };
+      for (const [from, to] of parseChainAliases(config.PRICE_CHAIN_ALIASES)) {
+        const chain = DEFILLAMA_CHAINS[to];
+        if (chain) chains[from] = chain;
+        else logger.warn({ from, to }, `PRICE_CHAIN_ALIASES: DefiLlama does not price chain ${to}; chain ${from} stays unpriced`);
+      }
+      sources.push(
+        createDefiLlamaSource({
+          baseUrl: config.PRICE_DEFILLAMA_URL,
+          timeoutMs: config.PRICE_REQUEST_TIMEOUT_MS,
+          maxTokensPerRequest: DEFILLAMA_TOKENS_PER_REQUEST,
+          logger,
+          chains,
+        }),
+      );
+    }
+  }
+  return sources;
+}
+
+/** The job's settings: the configured ones, and fixed ones no operator has needed to change. */
+export function priceJobSettings(config: Config, chains: readonly number[]): PriceJobSettings {
+  return {
+    pollMs: config.PRICE_POLL_MS,
+    hoursPerRound: 20,
+    chains,
+    baseBackoffMs: 1000,
+    maxBackoffMs: 5 * 60_000,
+    maxRetryAfterMs: config.PRICE_MAX_RETRY_AFTER_MS,
+    retryHoursAfterMs: 60 * 60_000,
+  };
+}

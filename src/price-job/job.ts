@@ -1,0 +1,229 @@
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../db/client.js';
+import { type PriceWrite, writePrices } from '../ingest/prices.js';
+import { type PriceQuote, type PriceSource, PriceSourceError } from '../prices/source.js';
+import type { PriceMetrics } from './metrics.js';
+import { claimsWaiting, newestPrices, tokensToQuote, waitingHours } from './wanted.js';
+
+/**
+ * The price job: it keeps the price history (token_prices) filled from its sources, beside the
+ * indexer, through the write path of prices (src/ingest/prices.ts), which values waiting claims and
+ * moves each token's current price.
+ *
+ * Each round, for each source that is not backing off:
+ * - every `pollMs`, the current prices of every known token and of the chains' native tokens;
+ * - the hours whose claims wait for a price, newest first, `hoursPerRound` of them: a historical
+ *   price asked for a quarter of an hour before the hour starts, so that the price a source answers
+ *   with (the nearest it has) is not after the claims, and is within the two hours a claim's price
+ *   may be old for the whole hour. An hour a source has been asked about is asked again only after
+ *   `retryHoursAfterMs`, doubling up to a day: a token no source prices does not cost a request a round.
+ *
+ * A source that fails (PriceSourceError) is left alone for a while: its Retry-After when it is
+ * rate-limited (at most `maxRetryAfterMs`), otherwise an exponential backoff with full jitter. Claims
+ * keep being indexed meanwhile; they wait, and are valued when the prices arrive.
+ */
+
+export interface PriceJobSettings {
+  /** How often current prices are asked for. */
+  pollMs: number;
+  /** Hours of waiting claims asked about per source and round. */
+  hoursPerRound: number;
+  /** Chains whose native token is priced even before the database knows a token of theirs. */
+  chains: readonly number[];
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** Longest wait a Retry-After can impose. */
+  maxRetryAfterMs: number;
+  /** First wait before an hour a source has been asked about is asked again. */
+  retryHoursAfterMs: number;
+}
+
+export interface PriceJobOptions {
+  database: DatabaseHandle;
+  sources: readonly PriceSource[];
+  settings: PriceJobSettings;
+  logger: Pick<Logger, 'info' | 'warn' | 'debug' | 'error'>;
+  metrics?: PriceMetrics;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface PriceRound {
+  written: number;
+  refused: number;
+  valued: number;
+  /** Sources that failed this round. */
+  failed: string[];
+  /** Whether hours with waiting claims were left for the next round. */
+  moreWaiting: boolean;
+}
+
+export interface PriceJob {
+  /** Runs rounds until `close()`: right away while waiting hours remain, else every `pollMs`. */
+  start(): void;
+  /** One round now (tests, `--once`). */
+  runOnce(): Promise<PriceRound>;
+  /** Stops the loop and waits for the round under way. */
+  close(): Promise<void>;
+}
+
+/** Hours remembered as asked; the oldest are forgotten first (they are asked again sooner). */
+const MAX_REMEMBERED_HOURS = 100_000;
+const DAY_MS = 86_400_000;
+/** How far before a waiting hour its historical price is asked for. */
+const ASK_BEFORE_HOUR_MS = 15 * 60_000;
+
+interface SourceState {
+  source: PriceSource;
+  failures: number;
+  /** The source is not asked before this time. */
+  resumeAt: number;
+  lastCurrentAt: number;
+  /** `hour ms` -> when to ask again, and the wait after that. */
+  asked: Map<number, { at: number; waitMs: number }>;
+}
+
+export function createPriceJob(options: PriceJobOptions): PriceJob {
+  const { database, settings, logger, metrics } = options;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const states: SourceState[] = options.sources.map((source) => ({
+    source,
+    failures: 0,
+    resumeAt: 0,
+    lastCurrentAt: Number.NEGATIVE_INFINITY,
+    asked: new Map(),
+  }));
+  const stopping = new AbortController();
+  let running: Promise<void> | null = null;
+  let round: Promise<PriceRound> | null = null;
+
+  async function write(state: SourceState, quotes: PriceQuote[], total: PriceRound): Promise<void> {
+    if (quotes.length === 0) return;
+    const result: PriceWrite = await writePrices(database, quotes);
+    total.written += result.written;
+    total.refused += result.refused.length;
+    total.valued += result.valued;
+    metrics?.written(state.source.name, result.written);
+    metrics?.refused(state.source.name, result.refused.length);
+    metrics?.valued(result.valued);
+    for (const refused of result.refused.slice(0, 10)) {
+      logger.warn({ source: state.source.name, quote: refused.quote, reason: refused.reason }, 'price refused');
+    }
+    if (result.refused.length > 10) logger.warn({ source: state.source.name, more: result.refused.length - 10 }, 'more prices refused');
+  }
+
+  function backOff(state: SourceState, error: PriceSourceError): void {
+    state.failures += 1;
+    const exponential = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** (state.failures - 1));
+    const waitMs =
+      error.kind === 'rate-limited' && error.retryAfterMs !== undefined
+        ? Math.min(error.retryAfterMs, settings.maxRetryAfterMs)
+        : Math.round(exponential * random());
+    state.resumeAt = now() + waitMs;
+    metrics?.sourceError(state.source.name, error.kind);
+    logger.warn({ source: state.source.name, kind: error.kind, status: error.status, waitMs, err: error.message }, 'price source failed: backing off');
+  }
+
+  function remember(state: SourceState, hour: Date): void {
+    const key = hour.getTime();
+    const previous = state.asked.get(key);
+    const waitMs = previous ? Math.min(previous.waitMs * 2, DAY_MS) : settings.retryHoursAfterMs;
+    state.asked.delete(key);
+    state.asked.set(key, { at: now() + waitMs, waitMs });
+    if (state.asked.size > MAX_REMEMBERED_HOURS) state.asked.delete(state.asked.keys().next().value!);
+  }
+
+  async function runSource(state: SourceState, total: PriceRound): Promise<void> {
+    const signal = stopping.signal;
+    try {
+      if (now() - state.lastCurrentAt >= settings.pollMs) {
+        const tokens = await tokensToQuote(database, settings.chains);
+        if (tokens.length > 0) await write(state, await state.source.current(tokens, signal), total);
+        state.lastCurrentAt = now();
+      }
+      const hours = await waitingHours(database, settings.hoursPerRound + 1, (hour) => (state.asked.get(hour.getTime())?.at ?? 0) > now());
+      if (hours.length > settings.hoursPerRound) total.moreWaiting = true;
+      for (const waiting of hours.slice(0, settings.hoursPerRound)) {
+        signal.throwIfAborted();
+        const quotes = await state.source.historical(waiting.tokens, new Date(waiting.hour.getTime() - ASK_BEFORE_HOUR_MS), signal);
+        remember(state, waiting.hour);
+        await write(state, quotes, total);
+      }
+      state.failures = 0;
+    } catch (error) {
+      if (!(error instanceof PriceSourceError)) throw error;
+      total.failed.push(state.source.name);
+      backOff(state, error);
+    }
+  }
+
+  async function runRound(): Promise<PriceRound> {
+    const total: PriceRound = { written: 0, refused: 0, valued: 0, failed: [], moreWaiting: false };
+    for (const state of states) {
+      if (state.resumeAt > now()) continue;
+      await runSource(state, total);
+    }
+    if (metrics) {
+      metrics.claimsWaiting(await claimsWaiting(database));
+      metrics.newest(await newestPrices(database, await tokensToQuote(database, settings.chains)), now());
+    }
+    return total;
+  }
+
+  function runOnce(): Promise<PriceRound> {
+    // One round at a time: a test's runOnce waits for the loop's round under way.
+    const next = (round ?? Promise.resolve()).catch(() => undefined).then(runRound);
+    round = next;
+    return next;
+  }
+
+  async function loop(): Promise<void> {
+    const signal = stopping.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      let waitMs = settings.pollMs;
+      try {
+        const result = await runOnce();
+        failures = 0;
+        if (result.moreWaiting && result.failed.length < states.length) waitMs = 0;
+        const resumes = states.map((state) => state.resumeAt - now()).filter((ms) => ms > 0);
+        if (resumes.length === states.length) waitMs = Math.max(waitMs, Math.min(...resumes));
+      } catch (error) {
+        if (signal.aborted) break;
+        // The database, not a source: logged, and the next round after a backoff.
+        failures += 1;
+        waitMs = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** failures);
+        logger.error({ err: error, waitMs }, 'price round failed');
+      }
+      await sleep(waitMs, signal);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      logger.info({ sources: states.map((state) => state.source.name), pollMs: settings.pollMs }, 'price job starting');
+      running = loop();
+    },
+    runOnce,
+    async close() {
+      stopping.abort(new Error('price job closed'));
+      await running;
+      await round?.catch(() => undefined);
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
