@@ -107,7 +107,7 @@ describe('indexer faults', () => {
 
       const run = () =>
         spawn(process.execPath, ['dist/cli/index.js', '--rpc-url', chain.url, '--chain-id', String(chain.chainId), '--core', deployed.core, '--from-block', '0', '--confirmations', '0', '--once'], {
-          env: { PATH: process.env.PATH, DATABASE_URL: crashed.url, LOG_LEVEL: 'warn', INDEXER_BLOCK_RANGE: '1', INDEXER_METRICS_PORT: '0', MIGRATE_ON_START: 'false' },
+          env: { PATH: process.env.PATH, DATABASE_URL: crashed.url, LOG_LEVEL: 'warn', INDEXER_BLOCK_RANGE: '1', INDEXER_METRICS_PORT: '0', PRICE_SOURCES: 'none', MIGRATE_ON_START: 'false' },
           stdio: ['ignore', 'ignore', 'pipe'],
         });
       const first = run();
