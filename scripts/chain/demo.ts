@@ -9,11 +9,13 @@ import { startStatusServer } from '../../src/indexer/http.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { IndexerStatus } from '../../src/indexer/status.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
-import { writePrices } from '../../src/ingest/prices.js';
-import { NATIVE_TOKEN_ADDRESS } from '../../src/prices/source.js';
+import { createPriceSources, priceJobSettings } from '../../src/price-job/from-config.js';
+import { createPriceJob } from '../../src/price-job/job.js';
+import { PriceMetrics } from '../../src/price-job/metrics.js';
 import { ingest } from '../../src/ingest/write.js';
 import type { UpsertRecord } from '../../src/ingest/records.js';
 import { amountData, boostBasics, claim, ISSUE_SELECTOR, NO_AMOUNT, transferCriteria } from './boosts.js';
+import { startDefiLlamaStandIn } from './defillama-stand-in.js';
 import { startAnvil, userAddress } from './local-chain.js';
 import { deployProtocol, devAccount } from './protocol.js';
 
@@ -22,8 +24,10 @@ import { deployProtocol, devAccount } from './protocol.js';
  * from the bytecode @boostxyz/sdk ships (scripts/chain/protocol.ts: the legacy, non-proxy core),
  * boosts of several incentive variants and allow lists made through the SDK's createBoost, and
  * claims signed by the validator's signer; the indexer follows the chain into the database
- * (DATABASE_URL, or an embedded one in memory) and the API serves it. A claim is made every few
- * seconds: watch it appear in the API. Ctrl-C stops everything.
+ * (DATABASE_URL, or an embedded one in memory) and the API serves it. The price job asks a local
+ * stand-in of DefiLlama's coins API (the chain is priced as Base: PRICE_CHAIN_ALIASES) for the
+ * tokens' prices, current and at the claims' times. A claim is made every few seconds: watch it
+ * appear in the API, valued in USD. Ctrl-C stops everything.
  */
 
 const config = loadConfig({ PGLITE_DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEMO_DATA: 'false', PORT: '3000', ...process.env });
@@ -116,7 +120,8 @@ await chain.public.request({ method: 'evm_setIntervalMining', params: [1] } as n
 
 const database = await openDatabase(config, logger);
 await database.migrate();
-// What the chain does not have, as an operator imports it: token metadata and prices, contracts' names.
+// What the chain does not have, as an operator imports it: token metadata and contracts' names.
+// Prices come from the price job.
 const operatorRecords: UpsertRecord[] = [
   {
     kind: 'token',
@@ -128,7 +133,6 @@ const operatorRecords: UpsertRecord[] = [
     decimals: 18,
     imageUri: 'https://example.com/test.png',
     isWhitelisted: true,
-    priceUsd: '2.000000',
   },
   {
     kind: 'token',
@@ -140,26 +144,28 @@ const operatorRecords: UpsertRecord[] = [
     decimals: 6,
     imageUri: 'https://example.com/tusd.png',
     isWhitelisted: true,
-    priceUsd: '1.000000',
   },
   // The EventAction's steps target the TEST token.
   { kind: 'contract', chainId: chain.chainId, address: token.toLowerCase(), name: 'Demo Token' },
   { kind: 'contract', chainId: chain.chainId, address: points.toLowerCase(), name: 'Demo Points' },
 ];
 await ingest(database, memorySource(operatorRecords), { derived: 'live' });
-// An imported price is dated at the import, after the claims above: the price history also gets the
-// prices as a price source would have quoted them just before the chain's first block, so that the
-// claims are valued at their time.
-const genesis = await chain.public.getBlock({ blockNumber: 0n });
-const quotedAt = new Date((Number(genesis.timestamp) - 60) * 1000);
-await writePrices(database, [
-  ...operatorRecords.flatMap((record) =>
-    record.kind === 'token' && record.priceUsd ? [{ chainId: record.chainId, address: record.address, priceUsd: record.priceUsd, at: quotedAt, source: 'demo' }] : [],
-  ),
-  // Ether, for the claims' ETH values.
-  { chainId: chain.chainId, address: NATIVE_TOKEN_ADDRESS, priceUsd: '3000', at: quotedAt, source: 'demo' },
-]);
 
+// The stand-in's price table: TEST about $2, TUSD $1, ether about $3,000, a point every five minutes
+// from two hours before the chain's first block, and a new point every half minute while it runs.
+const priceStandIn = await startDefiLlamaStandIn();
+const coins = [
+  { coin: `base:${token.toLowerCase()}`, symbol: 'TEST', decimals: 18, price: (s: number) => 2 + 0.1 * Math.sin(s / 3600) },
+  { coin: `base:${usd.toLowerCase()}`, symbol: 'TUSD', decimals: 6, price: () => 1 },
+  { coin: 'coingecko:ethereum', symbol: 'ETH', decimals: undefined, price: (s: number) => 3000 + 50 * Math.sin(s / 7200) },
+];
+const addPricePoints = (at: number) => {
+  for (const { coin, symbol, decimals, price } of coins) priceStandIn.setPrice(coin, { at, price: Number(price(at).toFixed(6)), symbol, ...(decimals ? { decimals } : {}) });
+};
+const genesis = await chain.public.getBlock({ blockNumber: 0n });
+for (let at = Number(genesis.timestamp) - 7200; at < Date.now() / 1000; at += 300) addPricePoints(at);
+const pricePoints = setInterval(() => addPricePoints(Math.floor(Date.now() / 1000)), 30_000);
+const priceConfig = { ...config, PRICE_SOURCES: 'defillama', PRICE_DEFILLAMA_URL: priceStandIn.url, PRICE_CHAIN_ALIASES: `${chain.chainId}=8453`, PRICE_POLL_MS: 5000 };
 const coreAddress = core.assertValidAddress();
 const status = new IndexerStatus(config.INDEXER_LAG_BUDGET_S);
 const confirmations = 1;
@@ -171,6 +177,14 @@ const indexer = createIndexer(
   { onProgress: (progress) => status.record(progress), onRpcError: (chainId) => status.rpcError(chainId) },
 );
 const indexing = indexer.run();
+const prices = createPriceJob({
+  database,
+  sources: createPriceSources(priceConfig, logger),
+  settings: priceJobSettings(priceConfig, [chain.chainId]),
+  logger,
+  metrics: new PriceMetrics(status.registry),
+});
+prices.start();
 const statusServer = await startStatusServer(status, 1, config.HOST, config.INDEXER_METRICS_PORT || 0);
 const app = await buildApp(config, { database, logger });
 await app.listen({ port: config.PORT, host: config.HOST });
@@ -183,6 +197,7 @@ say(`
               (legacy core), BoostCore ${coreId}, BoostRegistry ${registry.assertValidAddress().toLowerCase()}
   Database:   ${database.location}
   Indexer:    ${confirmations} confirmation; metrics ${statusServer.url}/metrics, readiness ${statusServer.url}/health/ready
+  Prices:     the price job, from a local stand-in of DefiLlama's coins API at ${priceStandIn.url}
 
   API:        ${api}/docs
               ${api}/campaigns
@@ -219,9 +234,12 @@ const stop = () => {
   if (stopping) return;
   stopping = true;
   clearTimeout(timer);
+  clearInterval(pricePoints);
   indexer.stop();
   void indexing
     .catch(() => undefined)
+    .then(() => prices.close())
+    .then(() => priceStandIn.close())
     .then(() => app.close())
     .then(() => statusServer.close())
     .then(() => database.close())
