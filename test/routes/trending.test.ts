@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { claimSignatures } from '../../src/db/schema.js';
+import { writePrices } from '../../src/ingest/prices.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
@@ -260,6 +263,24 @@ describe('GET /reward-kit/trending', () => {
     expect(response.statusCode).toBe(400);
     expect(Object.keys(response.json<object>())).toEqual(['error']);
     expect(response.json<{ error: string }>().error).toContain(named);
+  });
+
+  // Last in this block: it moves WETH's price.
+  it("follows a price source's quotes in actionTokenMetadata: the price now and its change over the day before", async () => {
+    const [weth] = await queryRows<{ chain_id: number; address: string }>(database.db, sql`SELECT chain_id, address FROM tokens WHERE symbol = 'WETH'`);
+    const quote = (at: Date, priceUsd: string) => ({ chainId: weth!.chain_id, address: weth!.address, at, priceUsd, source: 'defillama' });
+    // The imported 2000 is in the history now; the source's quotes are later.
+    await writePrices(database, [quote(new Date(Date.now() + 60_000), '2100'), quote(new Date(Date.now() + 60_000 - 24 * HOUR), '2000')]);
+    const asked = await byName('pageSize=100&includeTokenMetadata=true');
+    expect(asked.edges!.actionTokenMetadata).toEqual({
+      chainId: weth!.chain_id,
+      tokenContract: weth!.address,
+      tokenSymbol: 'WETH',
+      tokenImage: asked.edges!.actionTokenMetadata && (asked.edges!.actionTokenMetadata as { tokenImage: string }).tokenImage,
+      decimals: 18,
+      priceUsd: 2100,
+      priceChange24Hr: 5,
+    });
   });
 });
 
