@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
+import { type DatabaseHandle, openDatabase, queryRows } from '../src/db/client.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { memorySource } from '../src/ingest/memory-source.js';
 import { ingest } from '../src/ingest/write.js';
 import type { UpsertRecord } from '../src/ingest/records.js';
-import { ASSET, claimFor, claimMany, createBoost, deploy, deployComponents, startAnvil, userAddress } from '../scripts/chain/local-chain.js';
+import { createPriceJob } from '../src/price-job/job.js';
+import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../src/prices/defillama.js';
+import { startDefiLlamaStandIn } from '../scripts/chain/defillama-stand-in.js';
+import { ASSET, claimFor, claimMany, createBoost, deploy, deployComponents, type LocalChain, startAnvil, userAddress } from '../scripts/chain/local-chain.js';
 
 /**
  * `npm run bench:indexer`: the indexer's two targets on a local anvil.
@@ -17,6 +21,9 @@ import { ASSET, claimFor, claimMany, createBoost, deploy, deployComponents, star
  * 1. Backfill: N claims (claimMany, 400 a transaction) indexed from block 0 into an empty database,
  *    in claims per second; beside it, as the baseline of the same run, the same claims written by
  *    ingest() alone (the write path without the chain: what the indexer adds is reading and decoding).
+ *    Then the backfill with its prices: the same indexing with the price job running beside it
+ *    against a local stand-in of DefiLlama's coins API, until every claim is valued, against the
+ *    target of 0.9 of the rate without prices.
  * 2. Following the head: anvil mines a block every --block-time seconds; a claim is made, and the
  *    time from its block to the API serving it (GET /campaigns/{id}, totalClaims) is measured in
  *    block times, against the target of confirmations + 2.
@@ -63,7 +70,7 @@ async function write(database: DatabaseHandle, records: UpsertRecord[]) {
   await ingest(database, memorySource(records), { derived: 'live' });
 }
 
-const token = (chainId: number): UpsertRecord => ({
+const token = (chainId: number, priceUsd?: string): UpsertRecord => ({
   kind: 'token',
   chainId,
   address: ASSET,
@@ -73,8 +80,57 @@ const token = (chainId: number): UpsertRecord => ({
   decimals: 18,
   imageUri: 'https://example.com/usdc.png',
   isWhitelisted: true,
-  priceUsd: '1.000000',
+  ...(priceUsd ? { priceUsd } : {}),
 });
+
+/** Indexes the chain from block 0 to its head into `database`, in seconds. */
+async function indexAll(chain: LocalChain, core: string, database: DatabaseHandle, onClaims?: () => void): Promise<number> {
+  const started = performance.now();
+  await createIndexer(
+    [{ chainId: chain.chainId, rpcUrl: chain.url, cores: [{ address: core, startBlock: 0n }] }],
+    database,
+    { confirmations: 0, blockRange: 2000, pollMs: 100, reorgDepth: 256, rpcTimeoutMs: 30_000 },
+    logger,
+    // As npm run index does: new claims wake the price job.
+    { onProgress: (progress) => (progress.claims > 0 ? onClaims?.() : undefined) },
+  ).run({ once: true });
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * The backfill with the price job beside it, from an empty database to every claim valued, in
+ * seconds. The stand-in prices the asset and ether every five minutes over the claims' time (the
+ * local chain is priced as Base).
+ */
+async function indexWithPrices(chain: LocalChain, core: string, database: DatabaseHandle): Promise<number> {
+  const standIn = await startDefiLlamaStandIn();
+  const first = Number((await chain.public.getBlock({ blockNumber: 0n })).timestamp);
+  for (let at = Math.floor(first / 300) * 300 - 3 * 3600; at < Date.now() / 1000 + 600; at += 300) {
+    standIn.setPrice(`base:${ASSET}`, { at, price: 1, decimals: 18, symbol: 'USDC' });
+    standIn.setPrice('coingecko:ethereum', { at, price: 3000, symbol: 'ETH' });
+  }
+  const job = createPriceJob({
+    database,
+    sources: [createDefiLlamaSource({ baseUrl: standIn.url, timeoutMs: 10_000, maxTokensPerRequest: 80, logger, chains: { [chain.chainId]: DEFILLAMA_CHAINS[8453]! } })],
+    settings: { pollMs: 1000, hoursPerRound: 20, chains: [chain.chainId], baseBackoffMs: 1000, maxBackoffMs: 60_000, maxRetryAfterMs: 600_000, retryHoursAfterMs: 3_600_000 },
+    logger,
+  });
+  try {
+    const started = performance.now();
+    job.start();
+    await indexAll(chain, core, database, () => job.wake());
+    // Done when no claim waits (the job's next round values the last ones).
+    for (;;) {
+      const [row] = await queryRows<{ waiting: number }>(database.db, sql`SELECT count(*)::int AS waiting FROM claims WHERE value_pending`);
+      if (row?.waiting === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    await job.close();
+    await standIn.close();
+  }
+}
 
 async function backfill() {
   const chain = await startAnvil();
@@ -97,16 +153,10 @@ async function backfill() {
 
     const indexed = await scratchDatabase();
     const baseline = await scratchDatabase();
+    const priced = await scratchDatabase();
     try {
-      await write(indexed.database, [token(chain.chainId)]);
-      const started = performance.now();
-      await createIndexer(
-        [{ chainId: chain.chainId, rpcUrl: chain.url, cores: [{ address: deployed.core, startBlock: 0n }] }],
-        indexed.database,
-        { confirmations: 0, blockRange: 2000, pollMs: 100, reorgDepth: 256, rpcTimeoutMs: 30_000 },
-        logger,
-      ).run({ once: true });
-      const indexerSeconds = (performance.now() - started) / 1000;
+      await write(indexed.database, [token(chain.chainId, '1.000000')]);
+      const indexerSeconds = await indexAll(chain, deployed.core, indexed.database);
 
       // The baseline: the same records (exported from the indexed database) through ingest() alone.
       const { exportRecords } = await import('../src/ingest/export.js');
@@ -126,9 +176,25 @@ async function backfill() {
           `baseline: the same claims through ingest() alone in ${baselineSeconds.toFixed(2)} s = ${Math.round(claims.length / baselineSeconds).toLocaleString('en-US')} claims/s; ` +
           `indexer/baseline time ${(indexerSeconds / baselineSeconds).toFixed(2)}x\n`,
       );
+
+      // With prices: no imported price; the price job values the claims.
+      await write(priced.database, [token(chain.chainId)]);
+      const pricedSeconds = await indexWithPrices(chain, deployed.core, priced.database);
+      const [valued] = await queryRows<{ valued: number; usd: string }>(
+        priced.database.db,
+        sql`SELECT count(*) FILTER (WHERE NOT value_pending AND usd_value > 0)::int AS valued, sum(usd_value)::text AS usd FROM claims`,
+      );
+      const pricedRate = claims.length / pricedSeconds;
+      const ratio = pricedRate / rate;
+      process.stdout.write(
+        `backfill with prices (the price job beside the indexer, until every claim is valued): ${pricedSeconds.toFixed(2)} s = ` +
+          `${Math.round(pricedRate).toLocaleString('en-US')} claims/s, ${ratio.toFixed(2)} of the rate without prices ` +
+          `(target >= 0.9: ${ratio >= 0.9 ? 'met' : 'NOT met'}); ${valued!.valued.toLocaleString('en-US')} claims valued, ${valued!.usd} USD\n`,
+      );
     } finally {
       await indexed.drop();
       await baseline.drop();
+      await priced.drop();
     }
   } finally {
     await chain.stop();

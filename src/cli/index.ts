@@ -75,6 +75,17 @@ async function main(): Promise<void> {
   const expectedCores = targets.reduce((sum, target) => sum + target.cores.length, 0);
   const statusServer = config.INDEXER_METRICS_PORT === 0 ? null : await startStatusServer(status, expectedCores, config.HOST, config.INDEXER_METRICS_PORT);
   if (statusServer) logger.info(`indexer metrics at ${statusServer.url}/metrics, readiness at ${statusServer.url}/health/ready`);
+  const priceSources = createPriceSources(config, logger);
+  const prices =
+    priceSources.length === 0
+      ? null
+      : createPriceJob({
+          database,
+          sources: priceSources,
+          settings: priceJobSettings(config, targets.map((target) => target.chainId)),
+          logger: logger.child({ component: 'prices' }),
+          metrics: new PriceMetrics(status.registry),
+        });
   const indexer = createIndexer(
     targets,
     database,
@@ -90,21 +101,11 @@ async function main(): Promise<void> {
       onProgress: (progress) => {
         status.record(progress);
         bar.update(progress);
+        if (progress.claims > 0) prices?.wake();
       },
       onRpcError: (chainId) => status.rpcError(chainId),
     },
   );
-  const priceSources = createPriceSources(config, logger);
-  const prices =
-    priceSources.length === 0
-      ? null
-      : createPriceJob({
-          database,
-          sources: priceSources,
-          settings: priceJobSettings(config, targets.map((target) => target.chainId)),
-          logger: logger.child({ component: 'prices' }),
-          metrics: new PriceMetrics(status.registry),
-        });
   const stop = () => indexer.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

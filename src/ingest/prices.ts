@@ -79,26 +79,28 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
     });
     if (accepted.length === 0) return { written: 0, refused, valued: 0 };
 
-    const [stored] = await session.query<{ written: number }>(
+    // What was stored, per chain: its tokens and its time span (a quote stored before is no news).
+    const stored = await session.query<{ chain_id: number; addresses: string[]; written: number; from: string; to: string }>(
       sql`WITH written AS (
             INSERT INTO token_prices (chain_id, address, at, source, price_usd)
             SELECT q.chain_id, q.address, q.at, q.source, q.price_usd
               FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb)
                    AS q(chain_id int, address text, at timestamptz, source text, price_usd numeric)
             ON CONFLICT (chain_id, address, at, source) DO NOTHING
-            RETURNING 1)
-          SELECT count(*)::int AS written FROM written`,
+            RETURNING chain_id, address, at)
+          SELECT chain_id, array_agg(DISTINCT address) AS addresses, count(*)::int AS written, min(at)::text AS "from", max(at)::text AS "to"
+            FROM written GROUP BY chain_id ORDER BY chain_id`,
     );
     let valued = 0;
-    for (const chainId of new Set(accepted.map((row) => row.chain_id))) {
-      const addresses = [...new Set(accepted.filter((row) => row.chain_id === chainId).map((row) => row.address))];
+    for (const chain of stored) {
       const [result] = await session.query<{ valued: string }>(
-        sql`SELECT revalue_claims(${chainId}, ${`{${addresses.join(',')}}`}::text[])::text AS valued`,
+        sql`SELECT revalue_claims(${chain.chain_id}, ${`{${chain.addresses.join(',')}}`}::text[], ${chain.from}::timestamptz, ${chain.to}::timestamptz)::text AS valued`,
       );
       valued += Number(result?.valued ?? 0);
     }
+    const written = stored.reduce((sum, chain) => sum + chain.written, 0);
     await followNewestPrices(session, accepted);
-    return { written: stored?.written ?? 0, refused, valued };
+    return { written, refused, valued };
   });
 }
 

@@ -63,6 +63,12 @@ export interface PriceJob {
   start(): void;
   /** One round now (tests, `--once`). */
   runOnce(): Promise<PriceRound>;
+  /**
+   * New claims were written (the indexer calls it): the next round starts now rather than after
+   * `pollMs`, so that the first claims of an hour are valued, and its price fetched, before more of
+   * them are written without one (each is then valued as it is written).
+   */
+  wake(): void;
   /** Stops the loop and waits for the round under way. */
   close(): Promise<void>;
 }
@@ -72,6 +78,7 @@ const MAX_REMEMBERED_HOURS = 100_000;
 const DAY_MS = 86_400_000;
 /** How far before a waiting hour its historical price is asked for. */
 const ASK_BEFORE_HOUR_MS = 15 * 60_000;
+const MIN_WOKEN_ROUND_INTERVAL_MS = 1000;
 
 interface SourceState {
   source: PriceSource;
@@ -97,6 +104,9 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
   const stopping = new AbortController();
   let running: Promise<void> | null = null;
   let round: Promise<PriceRound> | null = null;
+  let woken = false;
+  let endSleep: (() => void) | null = null;
+  let lastRoundStarted = Number.NEGATIVE_INFINITY;
 
   async function write(state: SourceState, quotes: PriceQuote[], total: PriceRound): Promise<void> {
     if (quotes.length === 0) return;
@@ -178,11 +188,17 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     return next;
   }
 
+  /** A wake brings the next round forward, to at most one a second: a backfill reports many ranges a second. */
+  function untilWokenRound(): number {
+    return Math.max(0, lastRoundStarted + MIN_WOKEN_ROUND_INTERVAL_MS - now());
+  }
+
   async function loop(): Promise<void> {
     const signal = stopping.signal;
     let failures = 0;
     while (!signal.aborted) {
       let waitMs = settings.pollMs;
+      lastRoundStarted = now();
       try {
         const result = await runOnce();
         failures = 0;
@@ -196,7 +212,13 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
         waitMs = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** failures);
         logger.error({ err: error, waitMs }, 'price round failed');
       }
-      await sleep(waitMs, signal);
+      if (woken) waitMs = Math.min(waitMs, untilWokenRound());
+      woken = false;
+      await new Promise<void>((resolve) => {
+        endSleep = resolve;
+        sleep(waitMs, signal).then(resolve, resolve);
+      });
+      endSleep = null;
     }
   }
 
@@ -207,6 +229,11 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       running = loop();
     },
     runOnce,
+    wake() {
+      woken = true;
+      const sleeping = endSleep;
+      if (sleeping) void sleep(untilWokenRound(), stopping.signal).then(sleeping);
+    },
     async close() {
       stopping.abort(new Error('price job closed'));
       await running;

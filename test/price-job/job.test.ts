@@ -269,6 +269,20 @@ describe('the price job', () => {
     expect(await registry.metrics()).toMatch(/price_quotes_refused_total\{source="defillama"\} 1/);
   });
 
+  it('starts the next round early when woken (new claims), not after a whole poll interval', async () => {
+    // A claim from before the current quote: only the historical price of its hour values it.
+    const claimedAt = new Date(Date.now() - 20 * 60_000);
+    const askedAt = (Math.floor(claimedAt.getTime() / HOUR) * HOUR - 15 * 60_000) / 1000;
+    prices([{ at: Math.floor(nowS()) - 10, usd: 2, eth: 4000 }, { at: askedAt, usd: 2, eth: 4000 }]);
+    job = newJob({ pollMs: 600_000 }, 2000, Date.now);
+    job.start();
+    await expect.poll(currentPrice, { timeout: 5000 }).toMatchObject({ source: 'defillama' });
+    await writeClaims([claimedAt]);
+    expect((await stored())[0]?.pending).toBe(true);
+    job.wake();
+    await expect.poll(stored, { timeout: 5000 }).toEqual([{ usd: '4.000000', eth: '1000000000000000', pending: false }]);
+  });
+
   it('runs rounds by itself once started, and close() stops it', async () => {
     prices([{ at: Math.floor(nowS()) - 30, usd: 1.5, eth: 3000 }]);
     job = newJob({ pollMs: 10 }, 2000, Date.now);
