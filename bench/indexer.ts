@@ -112,7 +112,7 @@ async function indexWithPrices(chain: LocalChain, core: string, database: Databa
   const job = createPriceJob({
     database,
     sources: [createDefiLlamaSource({ baseUrl: standIn.url, timeoutMs: 10_000, maxTokensPerRequest: 80, logger, chains: { [chain.chainId]: DEFILLAMA_CHAINS[8453]! } })],
-    settings: { pollMs: 1000, hoursPerRound: 20, chains: [chain.chainId], baseBackoffMs: 1000, maxBackoffMs: 60_000, maxRetryAfterMs: 600_000, retryHoursAfterMs: 3_600_000 },
+    settings: { pollMs: 1000, hoursPerRound: 20, claimsPerLook: 20_000, chains: [chain.chainId], baseBackoffMs: 1000, maxBackoffMs: 60_000, maxRetryAfterMs: 600_000, retryHoursAfterMs: 3_600_000 },
     logger,
   });
   try {

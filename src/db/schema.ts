@@ -594,8 +594,9 @@ export const claims = pgTable(
     // A claimant's claims by campaign: whether they claimed a campaign (trending and reward-kit entries
     // with a claimant, one lookup per entry), their latest claim of each, and all of theirs (profile).
     index('claims_claimant_campaign_idx').on(table.claimant, table.campaignKey, table.claimedAt),
-    // The claims the price job values: few, and found by chain and time.
-    index('claims_value_pending_idx').on(table.chainId, table.claimedAt).where(sql`${table.valuePending}`),
+    // The claims that wait for a price: found by time (the price job looks newest first, a new price
+    // values those within two hours after it), then chain.
+    index('claims_value_pending_idx').on(table.claimedAt, table.chainId).where(sql`${table.valuePending}`),
     check('claims_claimant_format', isAddress('claimant')),
   ],
 );

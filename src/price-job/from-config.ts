@@ -48,6 +48,7 @@ export function priceJobSettings(config: Config, chains: readonly number[]): Pri
   return {
     pollMs: config.PRICE_POLL_MS,
     hoursPerRound: 20,
+    claimsPerLook: 20_000,
     chains,
     baseBackoffMs: 1000,
     maxBackoffMs: 5 * 60_000,

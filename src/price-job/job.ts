@@ -28,6 +28,11 @@ export interface PriceJobSettings {
   pollMs: number;
   /** Hours of waiting claims asked about per source and round. */
   hoursPerRound: number;
+  /**
+   * Waiting claims a round looks through for those hours, the newest first, then further back
+   * round after round: a round costs the same however many claims wait for prices no source has.
+   */
+  claimsPerLook: number;
   /** Chains whose native token is priced even before the database knows a token of theirs. */
   chains: readonly number[];
   baseBackoffMs: number;
@@ -88,6 +93,8 @@ interface SourceState {
   lastCurrentAt: number;
   /** `hour ms` -> when to ask again, and the wait after that. */
   asked: Map<number, { at: number; waitMs: number }>;
+  /** Where the next look for waiting hours continues (null: at the newest). */
+  cursor: Date | null;
 }
 
 export function createPriceJob(options: PriceJobOptions): PriceJob {
@@ -100,6 +107,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     resumeAt: 0,
     lastCurrentAt: Number.NEGATIVE_INFINITY,
     asked: new Map(),
+    cursor: null,
   }));
   const stopping = new AbortController();
   let running: Promise<void> | null = null;
@@ -152,14 +160,20 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
         if (tokens.length > 0) await write(state, await state.source.current(tokens, signal), total);
         state.lastCurrentAt = now();
       }
-      const hours = await waitingHours(database, settings.hoursPerRound + 1, (hour) => (state.asked.get(hour.getTime())?.at ?? 0) > now());
-      if (hours.length > settings.hoursPerRound) total.moreWaiting = true;
-      for (const waiting of hours.slice(0, settings.hoursPerRound)) {
+      const look = await waitingHours(database, {
+        before: state.cursor,
+        limit: settings.hoursPerRound,
+        maxClaims: settings.claimsPerLook,
+        skip: (hour) => (state.asked.get(hour.getTime())?.at ?? 0) > now(),
+      });
+      if (look.next !== null) total.moreWaiting = true;
+      for (const waiting of look.hours) {
         signal.throwIfAborted();
         const quotes = await state.source.historical(waiting.tokens, new Date(waiting.hour.getTime() - ASK_BEFORE_HOUR_MS), signal);
         remember(state, waiting.hour);
         await write(state, quotes, total);
       }
+      state.cursor = look.next;
       state.failures = 0;
     } catch (error) {
       if (!(error instanceof PriceSourceError)) throw error;

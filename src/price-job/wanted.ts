@@ -32,27 +32,47 @@ export interface WaitingHour {
   claims: number;
 }
 
+export interface WaitingHours {
+  /** At most the limit asked for, newest first. */
+  hours: WaitingHour[];
+  /**
+   * Where the next look continues (strictly before it), or null when this one reached the oldest
+   * waiting claim: the next look starts over at the newest.
+   */
+  next: Date | null;
+}
+
 /**
- * Hours with claims waiting for a price (claims.value_pending), the newest first: live data before
- * a backfill's history. At most `limit` hours, and only those `skip` does not name.
+ * Hours with claims waiting for a price (claims.value_pending), the newest first, from before
+ * `before` (null: from the newest): at most `limit` hours, only those `skip` does not name, found
+ * among at most `maxClaims` waiting claims, so that a look costs the same however many claims wait
+ * for prices no source has.
  */
-export async function waitingHours(database: DatabaseHandle, limit: number, skip: (hour: Date) => boolean): Promise<WaitingHour[]> {
+export async function waitingHours(
+  database: DatabaseHandle,
+  options: { before: Date | null; limit: number; maxClaims: number; skip: (hour: Date) => boolean },
+): Promise<WaitingHours> {
+  const { before, limit, maxClaims, skip } = options;
   const rows = await queryRows<{ hour: string; chain_id: number; asset: string; claims: number }>(
     database.db,
-    sql`SELECT date_trunc('hour', c.claimed_at AT TIME ZONE 'UTC')::text AS hour, c.chain_id, i.asset_address AS asset, count(*)::int AS claims
-          FROM claims AS c
-          JOIN incentives AS i ON i.campaign_key = c.campaign_key AND i.position = c.incentive_position
-         WHERE c.value_pending AND i.asset_address IS NOT NULL
+    sql`SELECT date_trunc('hour', w.claimed_at AT TIME ZONE 'UTC')::text AS hour, w.chain_id, i.asset_address AS asset, count(*)::int AS claims
+          FROM (SELECT c.claimed_at, c.chain_id, c.campaign_key, c.incentive_position FROM claims AS c
+                 WHERE c.value_pending AND c.claimed_at < ${before ?? new Date('9999-01-01T00:00:00Z')}
+                 ORDER BY c.claimed_at DESC LIMIT ${maxClaims}) AS w
+          JOIN incentives AS i ON i.campaign_key = w.campaign_key AND i.position = w.incentive_position
+         WHERE i.asset_address IS NOT NULL
          GROUP BY 1, 2, 3
          ORDER BY 1 DESC`,
   );
+  const toDate = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
   const hours = new Map<string, WaitingHour>();
   for (const row of rows) {
     let waiting = hours.get(row.hour);
     if (!waiting) {
-      const hour = new Date(`${row.hour.replace(' ', 'T')}Z`);
+      const hour = toDate(row.hour);
       if (skip(hour)) continue;
-      if (hours.size === limit) break;
+      // The limit reached: the next look continues from this hour on (it is not looked at now).
+      if (hours.size === limit) return { hours: [...hours.values()], next: new Date(hour.getTime() + HOUR_MS) };
       waiting = { hour, tokens: [], claims: 0 };
       hours.set(row.hour, waiting);
     }
@@ -62,8 +82,17 @@ export async function waitingHours(database: DatabaseHandle, limit: number, skip
       waiting.tokens.push({ chainId: row.chain_id, address: NATIVE_TOKEN_ADDRESS });
     }
   }
-  return [...hours.values()];
+  const scanned = rows.reduce((sum, row) => sum + row.claims, 0);
+  const oldest = rows.at(-1);
+  if (oldest === undefined || scanned < maxClaims) return { hours: [...hours.values()], next: null };
+  // More claims wait further back; the oldest hour seen may hold more of them than were seen, so the
+  // next look takes it again, unless it was all that this look saw (then it moves past it).
+  const oldestHour = toDate(oldest.hour);
+  const again = new Date(oldestHour.getTime() + HOUR_MS);
+  return { hours: [...hours.values()], next: before !== null && again.getTime() >= before.getTime() ? oldestHour : again };
 }
+
+const HOUR_MS = 3_600_000;
 
 export async function claimsWaiting(database: DatabaseHandle): Promise<number> {
   const [row] = await queryRows<{ waiting: number }>(database.db, sql`SELECT count(*)::int AS waiting FROM claims WHERE value_pending`);

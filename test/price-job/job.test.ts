@@ -36,6 +36,7 @@ describe('the price job', () => {
   const settings: PriceJobSettings = {
     pollMs: 60_000,
     hoursPerRound: 2,
+    claimsPerLook: 1000,
     chains: [CHAIN],
     baseBackoffMs: 1000,
     maxBackoffMs: 60_000,
@@ -172,6 +173,22 @@ describe('the price job', () => {
     );
     expect(totals!.stored).toBe(totals!.summed);
     expect(await registry.metrics()).toMatch(/price_claims_waiting 0/);
+  });
+
+  it('looks through a bounded number of waiting claims a round, further back each round, then from the newest again', async () => {
+    job = newJob({ claimsPerLook: 3, hoursPerRound: 20 });
+    const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 10 * HOUR;
+    // Two claims in each of four hours; no source has a price for them.
+    await writeClaims([0, 1, 2, 3].flatMap((n) => [new Date(hourStart + n * HOUR + 60_000), new Date(hourStart + n * HOUR + 120_000)]));
+    const askedHours = () =>
+      standIn.requests.filter((request) => request.endpoint === 'historical').map((request) => (request.timestamp! * 1000 + 15 * 60_000 - hourStart) / HOUR);
+    // Three claims a look: hours 3 and part of 2; 2 again (asked already) and part of 1; 1 and part
+    // of 0; the rest of 0. Each hour is asked about once.
+    for (const more of [true, true, true, false]) expect(await job.runOnce()).toMatchObject({ moreWaiting: more });
+    expect(askedHours()).toEqual([3, 2, 1, 0]);
+    // From the newest again: every hour asked a moment ago is left for later.
+    await job.runOnce();
+    expect(askedHours()).toEqual([3, 2, 1, 0]);
   });
 
   it('asks about an hour no source prices again only after a while, doubling', async () => {
