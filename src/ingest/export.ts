@@ -130,218 +130,218 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
 }
 
 async function* budgetAccounts(query: Query): AsyncGenerator<UpsertRecord> {
-  let after: [number, string] | null = null;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT a.*, (SELECT coalesce(json_agg(json_build_object('address', m.member_address, 'roles', m.roles, 'email', m.email,
-                                                                  'status', m.status) ORDER BY m.member_address), '[]')
-                         FROM budget_account_members AS m WHERE m.chain_id = a.chain_id AND m.account_address = a.address) AS members
-            FROM budget_accounts AS a
-           WHERE ${after === null ? sql`true` : sql`(a.chain_id, a.address) > (${after[0]}, ${after[1]})`}
-           ORDER BY a.chain_id, a.address LIMIT ${PAGE}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'budgetAccount',
-        chainId: row.chain_id,
-        address: row.address,
-        registryType: row.registry_type,
-        baseImplementation: row.base_implementation,
-        deployedInstance: row.deployed_instance,
-        txHash: row.tx_hash,
-        blockTimestamp: Number(row.block_timestamp),
-        blockNumber: Number(row.block_number),
-        name: row.name,
-        owner: row.owner,
-        ownerEmail: row.owner_email,
-        hidden: row.hidden,
-        label: row.label,
-        deprecated: row.deprecated,
-        members: row.members,
-      } as RecordOf<'budgetAccount'>;
-    }
-    if (rows.length < PAGE) return;
-    const last = rows.at(-1)!;
-    after = [last.chain_id as number, last.address as string];
+  for await (const row of pages<[number, string]>(
+    (after) =>
+      query<Row>(
+        sql`SELECT a.*, (SELECT coalesce(json_agg(json_build_object('address', m.member_address, 'roles', m.roles, 'email', m.email,
+                                                                    'status', m.status) ORDER BY m.member_address), '[]')
+                           FROM budget_account_members AS m WHERE m.chain_id = a.chain_id AND m.account_address = a.address) AS members
+              FROM budget_accounts AS a
+             WHERE ${after === null ? sql`true` : sql`(a.chain_id, a.address) > (${after[0]}, ${after[1]})`}
+             ORDER BY a.chain_id, a.address LIMIT ${PAGE}`,
+      ),
+    (row) => [row.chain_id as number, row.address as string],
+  )) {
+    yield {
+      kind: 'budgetAccount',
+      chainId: row.chain_id,
+      address: row.address,
+      registryType: row.registry_type,
+      baseImplementation: row.base_implementation,
+      deployedInstance: row.deployed_instance,
+      txHash: row.tx_hash,
+      blockTimestamp: Number(row.block_timestamp),
+      blockNumber: Number(row.block_number),
+      name: row.name,
+      owner: row.owner,
+      ownerEmail: row.owner_email,
+      hidden: row.hidden,
+      label: row.label,
+      deprecated: row.deprecated,
+      members: row.members,
+    } as RecordOf<'budgetAccount'>;
   }
 }
 
 async function* users(query: Query): AsyncGenerator<UpsertRecord> {
-  let after: string | null = null;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT id::text, address, score FROM users WHERE ${after === null ? sql`true` : sql`address > ${after}`}
-           ORDER BY address LIMIT ${PAGE}`,
-    );
-    for (const row of rows) yield { kind: 'user', address: row.address, id: row.id, score: row.score } as RecordOf<'user'>;
-    if (rows.length < PAGE) return;
-    after = rows.at(-1)!.address as string;
-  }
+  for await (const row of pages<string>(
+    (after) =>
+      query<Row>(
+        sql`SELECT id::text, address, score FROM users WHERE ${after === null ? sql`true` : sql`address > ${after}`}
+             ORDER BY address LIMIT ${PAGE}`,
+      ),
+    (row) => row.address as string,
+  )) yield { kind: 'user', address: row.address, id: row.id, score: row.score } as RecordOf<'user'>;
 }
 
 async function* accessLists(query: Query): AsyncGenerator<UpsertRecord> {
-  let after: string | null = null;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT l.id::text, u.address AS owner, l.name, l.icon, ${iso('l.created_at')} AS created_at,
-                 ARRAY(SELECT m.address FROM access_list_members AS m WHERE m.access_list_id = l.id ORDER BY m.address) AS members
-            FROM access_lists AS l JOIN users AS u ON u.id = l.owner_user_id
-           WHERE ${after === null ? sql`true` : sql`l.id > ${after}::uuid`}
-           ORDER BY l.id LIMIT ${PAGE}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'accessList',
-        id: row.id,
-        owner: row.owner,
-        name: row.name,
-        icon: row.icon,
-        createdAt: trimIso(row.created_at as string),
-        members: row.members,
-      } as RecordOf<'accessList'>;
-    }
-    if (rows.length < PAGE) return;
-    after = rows.at(-1)!.id as string;
+  for await (const row of pages<string>(
+    (after) =>
+      query<Row>(
+        sql`SELECT l.id::text, u.address AS owner, l.name, l.icon, ${iso('l.created_at')} AS created_at,
+                   ARRAY(SELECT m.address FROM access_list_members AS m WHERE m.access_list_id = l.id ORDER BY m.address) AS members
+              FROM access_lists AS l JOIN users AS u ON u.id = l.owner_user_id
+             WHERE ${after === null ? sql`true` : sql`l.id > ${after}::uuid`}
+             ORDER BY l.id LIMIT ${PAGE}`,
+      ),
+    (row) => row.id as string,
+  )) {
+    yield {
+      kind: 'accessList',
+      id: row.id,
+      owner: row.owner,
+      name: row.name,
+      icon: row.icon,
+      createdAt: trimIso(row.created_at as string),
+      members: row.members,
+    } as RecordOf<'accessList'>;
   }
 }
 
 async function* allowLists(query: Query): AsyncGenerator<UpsertRecord> {
-  let after = 0;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT a.id, a.chain_id, a.contract_address, a.owner, a.type, a.access_list_id::text,
-                 ARRAY(SELECT x.address FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id ORDER BY x.address) AS addresses
-            FROM allow_lists AS a WHERE a.id > ${after} ORDER BY a.id LIMIT ${PAGE}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'allowList',
-        chainId: row.chain_id,
-        contractAddress: row.contract_address,
-        owner: row.owner,
-        type: row.type,
-        accessListId: row.access_list_id,
-        addresses: row.addresses,
-      } as RecordOf<'allowList'>;
-    }
-    if (rows.length < PAGE) return;
-    after = Number(rows.at(-1)!.id);
+  for await (const row of pages<number>(
+    (after) =>
+      query<Row>(
+        sql`SELECT a.id, a.chain_id, a.contract_address, a.owner, a.type, a.access_list_id::text,
+                   ARRAY(SELECT x.address FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id ORDER BY x.address) AS addresses
+              FROM allow_lists AS a WHERE a.id > ${after ?? 0} ORDER BY a.id LIMIT ${PAGE}`,
+      ),
+    (row) => Number(row.id),
+  )) {
+    yield {
+      kind: 'allowList',
+      chainId: row.chain_id,
+      contractAddress: row.contract_address,
+      owner: row.owner,
+      type: row.type,
+      accessListId: row.access_list_id,
+      addresses: row.addresses,
+    } as RecordOf<'allowList'>;
   }
 }
 
 /** Campaign records in write order; `filter` (on `c`, the campaigns table) narrows them (the indexer reads the ones it rewrites). */
 export async function* campaigns(query: Query, filter: SQL = sql`true`): AsyncGenerator<RecordOf<'campaign'>> {
-  let after = 0;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT c.key, c.chain_id, c.core_address, c.identifier::text, c.campaign_index::text, c.owner, c.creator, c.budget,
-                 c.validator, c.action, c.protocol_fee::text, c.max_participants::text, c.block_timestamp::text,
-                 c.block_number::text, c.tx_hash, ${iso('c.start_time')} AS start_time, ${iso('c.end_time')} AS end_time,
-                 c.distribution_channels, c.autocampaign_id, c.template_id, c.action_template_id::text,
-                 a.chain_id AS allow_list_chain_id, a.contract_address AS allow_list_contract, c.campaign_name, c.nft_image_uri,
-                 c.nft_name, c.nft_metadata_id, c.project_image_uri, c.token_image_uri, c.action_token_address, c.action_claimant,
-                 (SELECT coalesce(jsonb_agg(jsonb_build_object('type', i.type, 'params', i.params)
-                                           || CASE WHEN i.balance IS NULL THEN '{}' ELSE jsonb_build_object('balance', i.balance::text) END
-                                           ORDER BY i.position), '[]')
-                    FROM incentives AS i WHERE i.campaign_key = c.key) AS incentives,
-                 (SELECT coalesce(json_agg(json_build_object(
-                           'chainId', s.chain_id, 'targetContract', s.target_contract, 'claimant', s.claimant,
-                           'signature', s.signature, 'signatureName', s.signature_name, 'signatureType', s.signature_type,
-                           'actionType', s.action_type, 'parameters', s.parameters) ORDER BY s.position), '[]')
-                    FROM action_steps AS s WHERE s.campaign_key = c.key) AS steps
-            FROM campaigns AS c LEFT JOIN allow_lists AS a ON a.id = c.allow_list_id
-           WHERE c.key > ${after} AND ${filter} ORDER BY c.key LIMIT ${PAGE}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'campaign',
-        chainId: row.chain_id,
-        coreAddress: row.core_address,
-        identifier: row.identifier,
-        campaignIndex: row.campaign_index,
-        owner: row.owner,
-        creator: row.creator,
-        budget: row.budget,
-        validator: row.validator,
-        action: row.action,
-        protocolFee: row.protocol_fee,
-        maxParticipants: row.max_participants,
-        blockTimestamp: Number(row.block_timestamp),
-        blockNumber: Number(row.block_number),
-        txHash: row.tx_hash,
-        startTime: trimIso(row.start_time as string | null),
-        endTime: trimIso(row.end_time as string | null),
-        distributionChannels: row.distribution_channels,
-        autocampaignId: row.autocampaign_id,
-        templateId: row.template_id,
-        actionTemplateId: row.action_template_id,
-        allowList: row.allow_list_chain_id === null ? null : { chainId: row.allow_list_chain_id, contractAddress: row.allow_list_contract },
-        campaignName: row.campaign_name,
-        nftImageUri: row.nft_image_uri,
-        nftName: row.nft_name,
-        nftMetadataId: row.nft_metadata_id,
-        projectImageUri: row.project_image_uri,
-        tokenImageUri: row.token_image_uri,
-        actionTokenAddress: row.action_token_address,
-        actionClaimant: row.action_claimant,
-        incentives: row.incentives,
-        steps: row.steps,
-      } as RecordOf<'campaign'>;
-    }
-    if (rows.length < PAGE) return;
-    after = Number(rows.at(-1)!.key);
+  for await (const row of pages<number>(
+    (after) =>
+      query<Row>(
+        sql`SELECT c.key, c.chain_id, c.core_address, c.identifier::text, c.campaign_index::text, c.owner, c.creator, c.budget,
+                   c.validator, c.action, c.protocol_fee::text, c.max_participants::text, c.block_timestamp::text,
+                   c.block_number::text, c.tx_hash, ${iso('c.start_time')} AS start_time, ${iso('c.end_time')} AS end_time,
+                   c.distribution_channels, c.autocampaign_id, c.template_id, c.action_template_id::text,
+                   a.chain_id AS allow_list_chain_id, a.contract_address AS allow_list_contract, c.campaign_name, c.nft_image_uri,
+                   c.nft_name, c.nft_metadata_id, c.project_image_uri, c.token_image_uri, c.action_token_address, c.action_claimant,
+                   (SELECT coalesce(jsonb_agg(jsonb_build_object('type', i.type, 'params', i.params)
+                                             || CASE WHEN i.balance IS NULL THEN '{}' ELSE jsonb_build_object('balance', i.balance::text) END
+                                             ORDER BY i.position), '[]')
+                      FROM incentives AS i WHERE i.campaign_key = c.key) AS incentives,
+                   (SELECT coalesce(json_agg(json_build_object(
+                             'chainId', s.chain_id, 'targetContract', s.target_contract, 'claimant', s.claimant,
+                             'signature', s.signature, 'signatureName', s.signature_name, 'signatureType', s.signature_type,
+                             'actionType', s.action_type, 'parameters', s.parameters) ORDER BY s.position), '[]')
+                      FROM action_steps AS s WHERE s.campaign_key = c.key) AS steps
+              FROM campaigns AS c LEFT JOIN allow_lists AS a ON a.id = c.allow_list_id
+             WHERE c.key > ${after ?? 0} AND ${filter} ORDER BY c.key LIMIT ${PAGE}`,
+      ),
+    (row) => Number(row.key),
+  )) {
+    yield {
+      kind: 'campaign',
+      chainId: row.chain_id,
+      coreAddress: row.core_address,
+      identifier: row.identifier,
+      campaignIndex: row.campaign_index,
+      owner: row.owner,
+      creator: row.creator,
+      budget: row.budget,
+      validator: row.validator,
+      action: row.action,
+      protocolFee: row.protocol_fee,
+      maxParticipants: row.max_participants,
+      blockTimestamp: Number(row.block_timestamp),
+      blockNumber: Number(row.block_number),
+      txHash: row.tx_hash,
+      startTime: trimIso(row.start_time as string | null),
+      endTime: trimIso(row.end_time as string | null),
+      distributionChannels: row.distribution_channels,
+      autocampaignId: row.autocampaign_id,
+      templateId: row.template_id,
+      actionTemplateId: row.action_template_id,
+      allowList: row.allow_list_chain_id === null ? null : { chainId: row.allow_list_chain_id, contractAddress: row.allow_list_contract },
+      campaignName: row.campaign_name,
+      nftImageUri: row.nft_image_uri,
+      nftName: row.nft_name,
+      nftMetadataId: row.nft_metadata_id,
+      projectImageUri: row.project_image_uri,
+      tokenImageUri: row.token_image_uri,
+      actionTokenAddress: row.action_token_address,
+      actionClaimant: row.action_claimant,
+      incentives: row.incentives,
+      steps: row.steps,
+    } as RecordOf<'campaign'>;
   }
 }
 
 async function* claimSignatures(query: Query): AsyncGenerator<UpsertRecord> {
-  let after = 0;
-  for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT g.id::text, c.public_id AS campaign, g.signature, g.claimant, g.incentive_id, g.referrer, g.used
-            FROM claim_signatures AS g JOIN campaigns AS c ON c.key = g.campaign_key
-           WHERE g.id > ${after} ORDER BY g.id LIMIT ${PAGE}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'claimSignature',
-        campaign: row.campaign,
-        signature: row.signature,
-        claimant: row.claimant,
-        incentiveId: row.incentive_id,
-        referrer: row.referrer,
-        used: row.used,
-      } as RecordOf<'claimSignature'>;
-    }
-    if (rows.length < PAGE) return;
-    after = Number(rows.at(-1)!.id);
+  for await (const row of pages<number>(
+    (after) =>
+      query<Row>(
+        sql`SELECT g.id::text, c.public_id AS campaign, g.signature, g.claimant, g.incentive_id, g.referrer, g.used
+              FROM claim_signatures AS g JOIN campaigns AS c ON c.key = g.campaign_key
+             WHERE g.id > ${after ?? 0} ORDER BY g.id LIMIT ${PAGE}`,
+      ),
+    (row) => Number(row.id),
+  )) {
+    yield {
+      kind: 'claimSignature',
+      campaign: row.campaign,
+      signature: row.signature,
+      claimant: row.claimant,
+      incentiveId: row.incentive_id,
+      referrer: row.referrer,
+      used: row.used,
+    } as RecordOf<'claimSignature'>;
   }
 }
 
 async function* claims(query: Query): AsyncGenerator<UpsertRecord> {
-  let after = 0;
+  for await (const row of pages<number>(
+    (after) =>
+      query<Row>(
+        sql`SELECT k.id::text, k.chain_id, k.tx_hash, k.log_index, c.public_id AS campaign, k.incentive_position, k.claimant,
+                   k.amount::text, k.usd_value::text, k.eth_value_wei::text, k.value_pending, ${iso('k.claimed_at')} AS claimed_at
+              FROM claims AS k JOIN campaigns AS c ON c.key = k.campaign_key
+             WHERE k.id > ${after ?? 0} ORDER BY k.id LIMIT ${PAGE * 4}`,
+      ),
+    (row) => Number(row.id),
+    PAGE * 4,
+  )) {
+    yield {
+      kind: 'claim',
+      chainId: row.chain_id,
+      txHash: row.tx_hash,
+      logIndex: row.log_index,
+      campaign: row.campaign,
+      incentivePosition: row.incentive_position,
+      claimant: row.claimant,
+      amount: row.amount,
+      // A claim waiting for a price goes out without values, so that importing it values it too.
+      ...(row.value_pending ? {} : { usdValue: row.usd_value, ethValueWei: row.eth_value_wei }),
+      claimedAt: trimIso(row.claimed_at as string),
+    } as RecordOf<'claim'>;
+  }
+}
+
+/**
+ * The rows of a query read a page at a time by key: `read(after)` reads the page after a key (null:
+ * the first page), `keyOf` gives a row's key; a page shorter than `size` is the last.
+ */
+async function* pages<K>(read: (after: K | null) => Promise<Row[]>, keyOf: (row: Row) => K, size = PAGE): AsyncGenerator<Row> {
+  let after: K | null = null;
   for (;;) {
-    const rows: Row[] = await query<Row>(
-      sql`SELECT k.id::text, k.chain_id, k.tx_hash, k.log_index, c.public_id AS campaign, k.incentive_position, k.claimant,
-                 k.amount::text, k.usd_value::text, k.eth_value_wei::text, k.value_pending, ${iso('k.claimed_at')} AS claimed_at
-            FROM claims AS k JOIN campaigns AS c ON c.key = k.campaign_key
-           WHERE k.id > ${after} ORDER BY k.id LIMIT ${PAGE * 4}`,
-    );
-    for (const row of rows) {
-      yield {
-        kind: 'claim',
-        chainId: row.chain_id,
-        txHash: row.tx_hash,
-        logIndex: row.log_index,
-        campaign: row.campaign,
-        incentivePosition: row.incentive_position,
-        claimant: row.claimant,
-        amount: row.amount,
-        // A claim waiting for a price goes out without values, so that importing it values it too.
-        ...(row.value_pending ? {} : { usdValue: row.usd_value, ethValueWei: row.eth_value_wei }),
-        claimedAt: trimIso(row.claimed_at as string),
-      } as RecordOf<'claim'>;
-    }
-    if (rows.length < PAGE * 4) return;
-    after = Number(rows.at(-1)!.id);
+    const rows = await read(after);
+    yield* rows;
+    if (rows.length < size) return;
+    after = keyOf(rows.at(-1)!);
   }
 }
