@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/handle.js';
 import type { PriceQuote } from '../prices/source.js';
+import { lockChainsForPrices } from './price-locks.js';
 
 /**
  * The write path of prices: quotes into the price history (token_prices), and in the same
@@ -39,7 +40,12 @@ function malformed(quote: PriceQuote): string | undefined {
   return undefined;
 }
 
-export async function writePrices(database: DatabaseHandle, quotes: readonly PriceQuote[]): Promise<PriceWrite> {
+export interface WritePricesOptions {
+  /** Runs last in the transaction, before it commits (tests hold a write open with it). */
+  beforeCommit?: (session: BulkSession) => Promise<void>;
+}
+
+export async function writePrices(database: DatabaseHandle, quotes: readonly PriceQuote[], options: WritePricesOptions = {}): Promise<PriceWrite> {
   const refused: RefusedQuote[] = [];
   const wellFormed = quotes.filter((quote) => {
     const reason = malformed(quote);
@@ -49,6 +55,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
   if (wellFormed.length === 0) return { written: 0, refused, valued: 0 };
 
   return database.bulkTransaction(async (session) => {
+    await lockChainsForPrices(session, wellFormed.map((quote) => quote.chainId));
     const rows = wellFormed.map((quote) => ({
       chain_id: quote.chainId,
       address: quote.address.toLowerCase(),
@@ -100,6 +107,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
     }
     const written = stored.reduce((sum, chain) => sum + chain.written, 0);
     await followNewestPrices(session, accepted);
+    await options.beforeCommit?.(session);
     return { written, refused, valued };
   });
 }
