@@ -8,18 +8,22 @@ import { fileURLToPath } from 'node:url';
  * package.json) and writes chain/contracts/artifacts.json (ABI and creation bytecode of each
  * contract), which tests, the benchmark and the chain demo deploy. `npm run chain:compile`; `--check` fails when the
  * committed artifacts differ from what the source compiles to.
+ *
+ * Also Chainlink's own MockV3Aggregator, from the source the `@chainlink/contracts` package ships
+ * (it ships no bytecode): the price feed the Chainlink price source is tested against.
  */
 
 const require = createRequire(import.meta.url);
 const solc = require('solc') as { compile(input: string, options: { import: (path: string) => unknown }): string; version(): string };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sourcePaths = ['chain/contracts/BoostTestContracts.sol', 'chain/contracts/TestTokens.sol'];
+const CHAINLINK = '@chainlink/contracts/';
+const sourcePaths = ['chain/contracts/BoostTestContracts.sol', 'chain/contracts/TestTokens.sol', `${CHAINLINK}src/v0.8/tests/MockV3Aggregator.sol`];
 const artifactsPath = join(root, 'chain/contracts/artifacts.json');
 
 const input = {
   language: 'Solidity',
-  sources: Object.fromEntries(sourcePaths.map((path) => [path, { content: readFileSync(join(root, path), 'utf8') }])),
+  sources: Object.fromEntries(sourcePaths.map((path) => [path, { content: readFileSync(path.startsWith(CHAINLINK) ? fromPackage(path) : join(root, path), 'utf8') }])),
   settings: {
     optimizer: { enabled: true, runs: 200 },
     evmVersion: 'cancun',
@@ -27,7 +31,13 @@ const input = {
   },
 };
 
+/** A file of an npm package, by its import path (`@chainlink/contracts/src/...`). */
+function fromPackage(path: string): string {
+  return join(dirname(require.resolve(`${CHAINLINK}package.json`)), path.slice(CHAINLINK.length));
+}
+
 function findImport(path: string) {
+  if (path.startsWith(CHAINLINK)) return { contents: readFileSync(fromPackage(path), 'utf8') };
   if (!path.startsWith('solady/')) return { error: `unknown import ${path}` };
   return { contents: readFileSync(join(dirname(require.resolve('solady/package.json')), 'src', path.slice('solady/'.length)), 'utf8') };
 }

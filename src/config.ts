@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseTargets } from './chain/targets.js';
+import { parseChainlinkFeeds } from './prices/chainlink.js';
 
 /**
  * Every setting the service reads, from the environment, validated once.
@@ -320,6 +321,14 @@ export type Config = Omit<Settings, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'DB_QUERY_T
   TRUST_PROXY: string[];
 };
 
+function priceSourceProblems(settings: Settings): string[] {
+  const { feeds, problems } = parseChainlinkFeeds(settings.PRICE_CHAINLINK_FEEDS ?? '');
+  if (settings.PRICE_SOURCES.split(',').includes('chainlink') && feeds.length === 0 && problems.length === 0) {
+    problems.push('PRICE_SOURCES names chainlink, but PRICE_CHAINLINK_FEEDS maps no token to a feed');
+  }
+  return problems;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -352,7 +361,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
   const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
-  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems);
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems, ...priceSourceProblems(settings));
   if (problems.length > 0) throw new ConfigError(problems);
 
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;

@@ -179,7 +179,7 @@ const indexer = createIndexer(
 const indexing = indexer.run();
 const prices = createPriceJob({
   database,
-  sources: createPriceSources(priceConfig, logger),
+  sources: createPriceSources(priceConfig, logger, new Map([[chain.chainId, chain.url]])),
   settings: priceJobSettings(priceConfig, [chain.chainId]),
   logger,
   metrics: new PriceMetrics(status.registry),

@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const expectedCores = targets.reduce((sum, target) => sum + target.cores.length, 0);
   const statusServer = config.INDEXER_METRICS_PORT === 0 ? null : await startStatusServer(status, expectedCores, config.HOST, config.INDEXER_METRICS_PORT);
   if (statusServer) logger.info(`indexer metrics at ${statusServer.url}/metrics, readiness at ${statusServer.url}/health/ready`);
-  const priceSources = createPriceSources(config, logger);
+  const priceSources = createPriceSources(config, logger, new Map(targets.map((target) => [target.chainId, target.rpcUrl])));
   const prices =
     priceSources.length === 0
       ? null

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { createRpc } from '../chain/rpc.js';
+import { createChainlinkSource, parseChainlinkFeeds } from '../prices/chainlink.js';
 import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../prices/defillama.js';
 import type { PriceSource } from '../prices/source.js';
 import type { PriceJobSettings } from './job.js';
@@ -17,8 +19,11 @@ export function parseChainAliases(text: string | undefined): Map<number, number>
   return aliases;
 }
 
-/** The price sources PRICE_SOURCES names, in its order; none for `none`. */
-export function createPriceSources(config: Config, logger: Pick<Logger, 'debug' | 'warn'>): PriceSource[] {
+/**
+ * The price sources PRICE_SOURCES names, in its order; none for `none`. Chainlink feeds are read
+ * through `rpcUrls`, the endpoints the indexer follows each chain with.
+ */
+export function createPriceSources(config: Config, logger: Pick<Logger, 'debug' | 'warn'>, rpcUrls: ReadonlyMap<number, string>): PriceSource[] {
   if (config.PRICE_SOURCES === 'none') return [];
   const sources: PriceSource[] = [];
   for (const name of new Set(config.PRICE_SOURCES.split(','))) {
@@ -36,6 +41,20 @@ export function createPriceSources(config: Config, logger: Pick<Logger, 'debug' 
           maxTokensPerRequest: DEFILLAMA_TOKENS_PER_REQUEST,
           logger,
           chains,
+        }),
+      );
+    }
+    if (name === 'chainlink') {
+      const clients = new Map(
+        [...rpcUrls].map(([chainId, url]) => [chainId, createRpc({ url, timeoutMs: config.PRICE_REQUEST_TIMEOUT_MS, baseBackoffMs: 0, maxBackoffMs: 0 }).client]),
+      );
+      sources.push(
+        createChainlinkSource({
+          feeds: parseChainlinkFeeds(config.PRICE_CHAINLINK_FEEDS ?? '').feeds,
+          clientFor: (chainId) => clients.get(chainId),
+          logger,
+          // A feed's heartbeat is at most a day: a round older than a day and an hour means the feed stopped.
+          maxAgeSeconds: 25 * 3600,
         }),
       );
     }

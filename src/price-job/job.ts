@@ -13,9 +13,9 @@ import { claimsWaiting, newestPrices, tokensToQuote, waitingHours } from './want
  * Each round, for each source that is not backing off:
  * - every `pollMs`, the current prices of every known token and of the chains' native tokens;
  * - the hours whose claims wait for a price, newest first, `hoursPerRound` of them: a historical
- *   price asked for a quarter of an hour before the hour starts, so that the price a source answers
- *   with (the nearest it has) is not after the claims, and is within the two hours a claim's price
- *   may be old for the whole hour. An hour a source has been asked about is asked again only after
+ *   price asked for a quarter of an hour before the hour's earliest waiting claim, so that the price a
+ *   source answers with (the nearest it has, or the newest at or before the time asked) is not after
+ *   the claims, and is within the two hours a claim's price may be old for the rest of the hour. An hour a source has been asked about is asked again only after
  *   `retryHoursAfterMs`, doubling up to a day: a token no source prices does not cost a request a round.
  *
  * A source that fails (PriceSourceError) is left alone for a while: its Retry-After when it is
@@ -81,8 +81,8 @@ export interface PriceJob {
 /** Hours remembered as asked; the oldest are forgotten first (they are asked again sooner). */
 const MAX_REMEMBERED_HOURS = 100_000;
 const DAY_MS = 86_400_000;
-/** How far before a waiting hour its historical price is asked for. */
-const ASK_BEFORE_HOUR_MS = 15 * 60_000;
+/** How far before the earliest waiting claim of an hour its historical price is asked for. */
+const ASK_BEFORE_CLAIMS_MS = 15 * 60_000;
 const MIN_WOKEN_ROUND_INTERVAL_MS = 1000;
 
 interface SourceState {
@@ -169,7 +169,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       if (look.next !== null) total.moreWaiting = true;
       for (const waiting of look.hours) {
         signal.throwIfAborted();
-        const quotes = await state.source.historical(waiting.tokens, new Date(waiting.hour.getTime() - ASK_BEFORE_HOUR_MS), signal);
+        const quotes = await state.source.historical(waiting.tokens, new Date(waiting.earliest.getTime() - ASK_BEFORE_CLAIMS_MS), signal);
         remember(state, waiting.hour);
         await write(state, quotes, total);
       }

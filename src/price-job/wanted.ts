@@ -27,6 +27,8 @@ export async function tokensToQuote(database: DatabaseHandle, chains: readonly n
 export interface WaitingHour {
   /** The start of the hour (UTC) the claims are in. */
   hour: Date;
+  /** The earliest of them. */
+  earliest: Date;
   /** The assets of the waiting claims, and the native token of each of their chains. */
   tokens: TokenRef[];
   claims: number;
@@ -53,9 +55,10 @@ export async function waitingHours(
   options: { before: Date | null; limit: number; maxClaims: number; skip: (hour: Date) => boolean },
 ): Promise<WaitingHours> {
   const { before, limit, maxClaims, skip } = options;
-  const rows = await queryRows<{ hour: string; chain_id: number; asset: string; claims: number }>(
+  const rows = await queryRows<{ hour: string; chain_id: number; asset: string; claims: number; earliest: Date }>(
     database.db,
-    sql`SELECT date_trunc('hour', w.claimed_at AT TIME ZONE 'UTC')::text AS hour, w.chain_id, i.asset_address AS asset, count(*)::int AS claims
+    sql`SELECT date_trunc('hour', w.claimed_at AT TIME ZONE 'UTC')::text AS hour, w.chain_id, i.asset_address AS asset, count(*)::int AS claims,
+               min(w.claimed_at) AS earliest
           FROM (SELECT c.claimed_at, c.chain_id, c.campaign_key, c.incentive_position FROM claims AS c
                  WHERE c.value_pending AND c.claimed_at < ${before ?? new Date('9999-01-01T00:00:00Z')}
                  ORDER BY c.claimed_at DESC LIMIT ${maxClaims}) AS w
@@ -73,10 +76,11 @@ export async function waitingHours(
       if (skip(hour)) continue;
       // The limit reached: the next look continues from this hour on (it is not looked at now).
       if (hours.size === limit) return { hours: [...hours.values()], next: new Date(hour.getTime() + HOUR_MS) };
-      waiting = { hour, tokens: [], claims: 0 };
+      waiting = { hour, earliest: new Date(row.earliest), tokens: [], claims: 0 };
       hours.set(row.hour, waiting);
     }
     waiting.claims += row.claims;
+    if (new Date(row.earliest) < waiting.earliest) waiting.earliest = new Date(row.earliest);
     waiting.tokens.push({ chainId: row.chain_id, address: row.asset });
     if (!waiting.tokens.some((token) => token.chainId === row.chain_id && token.address === NATIVE_TOKEN_ADDRESS)) {
       waiting.tokens.push({ chainId: row.chain_id, address: NATIVE_TOKEN_ADDRESS });

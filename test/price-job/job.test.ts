@@ -134,7 +134,7 @@ describe('the price job', () => {
     expect(metrics).toMatch(/price_quotes_written_total\{source="defillama"\} 2/);
   });
 
-  it('backfills the claims waiting for a price from historical prices from before their hour, newest hour first', async () => {
+  it('backfills the claims waiting for a price from historical prices from before their hour’s earliest claim, newest hour first', async () => {
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR;
     const hours = [0, 1, 2].map((n) => hourStart + n * HOUR);
     // Two claims in each of three hours, two days ago: no price yet.
@@ -149,7 +149,8 @@ describe('the price job', () => {
     // Two hours a round: the newest two now, the third next round.
     expect(first).toMatchObject({ failed: [], moreWaiting: true });
     const asked = standIn.requests.filter((request) => request.endpoint === 'historical').map((request) => request.timestamp! * 1000);
-    const askedAt = hours.map((start) => start - 15 * 60_000);
+    // A quarter of an hour before each hour's earliest claim (five minutes into it).
+    const askedAt = hours.map((start) => start + 5 * 60_000 - 15 * 60_000);
     expect(asked).toEqual([askedAt[2], askedAt[1]]);
     const second = await job.runOnce();
     expect(second).toMatchObject({ moreWaiting: false });
@@ -160,7 +161,8 @@ describe('the price job', () => {
       .flatMap((start) => [start + 5 * 60_000, start + 50 * 60_000])
       .map((claimedAt) => {
         const priceAt = Math.max(...askedAt.filter((at) => at <= claimedAt));
-        const usd = (2 * (1 + (priceAt - hourStart) / HOUR / 100)).toFixed(6);
+        // Truncated to micro-USD, as claim_value() does.
+        const usd = (Math.floor(2 * (1 + (priceAt - hourStart) / HOUR / 100) * 1e6) / 1e6).toFixed(6);
         const eth = String((BigInt(Math.round(Number(usd) * 1e6)) * 10n ** 12n) / 2000n);
         return { usd, eth, pending: false };
       });
@@ -181,7 +183,7 @@ describe('the price job', () => {
     // Two claims in each of four hours; no source has a price for them.
     await writeClaims([0, 1, 2, 3].flatMap((n) => [new Date(hourStart + n * HOUR + 60_000), new Date(hourStart + n * HOUR + 120_000)]));
     const askedHours = () =>
-      standIn.requests.filter((request) => request.endpoint === 'historical').map((request) => (request.timestamp! * 1000 + 15 * 60_000 - hourStart) / HOUR);
+      standIn.requests.filter((request) => request.endpoint === 'historical').map((request) => Math.floor((request.timestamp! * 1000 + 15 * 60_000 - hourStart) / HOUR));
     // Three claims a look: hours 3 and part of 2; 2 again (asked already) and part of 1; 1 and part
     // of 0; the rest of 0. Each hour is asked about once.
     for (const more of [true, true, true, false]) expect(await job.runOnce()).toMatchObject({ moreWaiting: more });
@@ -289,7 +291,7 @@ describe('the price job', () => {
   it('starts the next round early when woken (new claims), not after a whole poll interval', async () => {
     // A claim from before the current quote: only the historical price of its hour values it.
     const claimedAt = new Date(Date.now() - 20 * 60_000);
-    const askedAt = (Math.floor(claimedAt.getTime() / HOUR) * HOUR - 15 * 60_000) / 1000;
+    const askedAt = (claimedAt.getTime() - 15 * 60_000) / 1000;
     prices([{ at: Math.floor(nowS()) - 10, usd: 2, eth: 4000 }, { at: askedAt, usd: 2, eth: 4000 }]);
     job = newJob({ pollMs: 600_000 }, 2000, Date.now);
     job.start();
