@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import type { ConfigError} from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createPriceSources, parseChainAliases } from '../../src/price-job/from-config.js';
 
 const FEED = '8453:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913=0x7e860098f58bbfc8648a4311b374b1d669a2bc6b';
