@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/client.js';
 import type { BulkSession, DatabaseHandle } from '../db/handle.js';
 import type { PriceQuote } from '../prices/source.js';
 import { lockChainsForPrices } from './price-locks.js';
 
 /**
- * The write path of prices: quotes into the price history (token_prices), and in the same
- * transaction the claims that waited for them valued (revalue_claims()), through the claims'
- * triggers, so totals, stored documents and the claim feed follow at once.
+ * The write path of prices: quotes into the price history (token_prices) and each token's current
+ * price, in one transaction; then the claims that waited for them valued (revalue_claims()), a
+ * chunk at a time, through the claims' triggers, so totals, stored documents and the claim feed
+ * follow each chunk.
  *
  * A quote is refused, never stored, when its price is not a positive finite decimal, when its time
  * is not a time, or when it differs from the token's nearest known price (within a day of it, from
@@ -54,7 +56,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
   });
   if (wellFormed.length === 0) return { written: 0, refused, valued: 0 };
 
-  return database.bulkTransaction(async (session) => {
+  const result = await database.bulkTransaction(async (session) => {
     await lockChainsForPrices(session, wellFormed.map((quote) => quote.chainId));
     const rows = wellFormed.map((quote) => ({
       chain_id: quote.chainId,
@@ -84,7 +86,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
       refused.push({ quote: wellFormed[index]!, reason: `price ${row.price_usd} is more than ${MAX_PRICE_JUMP}x away from ${nearest}, the nearest known` });
       return false;
     });
-    if (accepted.length === 0) return { written: 0, refused, valued: 0 };
+    if (accepted.length === 0) return { written: 0, refused, stored: [] };
 
     // What was stored, per chain: its tokens and its time span (a quote stored before is no news).
     const stored = await session.query<{ chain_id: number; addresses: string[]; written: number; from: string; to: string }>(
@@ -98,18 +100,44 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
           SELECT chain_id, array_agg(DISTINCT address) AS addresses, count(*)::int AS written, min(at)::text AS "from", max(at)::text AS "to"
             FROM written GROUP BY chain_id ORDER BY chain_id`,
     );
-    let valued = 0;
-    for (const chain of stored) {
-      const [result] = await session.query<{ valued: string }>(
-        sql`SELECT revalue_claims(${chain.chain_id}, ${`{${chain.addresses.join(',')}}`}::text[], ${chain.from}::timestamptz, ${chain.to}::timestamptz)::text AS valued`,
-      );
-      valued += Number(result?.valued ?? 0);
-    }
     const written = stored.reduce((sum, chain) => sum + chain.written, 0);
     await followNewestPrices(session, accepted);
     await options.beforeCommit?.(session);
-    return { written, refused, valued };
+    return { written, refused, stored };
   });
+  let valued = 0;
+  for (const chain of result.stored) valued += await revalue(database, chain);
+  return { written: result.written, refused: result.refused, valued };
+}
+
+/**
+ * Claims a revaluation chunk takes: a transaction short enough that claim writers of the same
+ * campaigns wait little for it and readers share the machine with a long revaluation, long enough
+ * that the campaigns' totals and documents are not rebuilt once per handful of claims.
+ */
+const REVALUE_CHUNK = 10_000;
+
+/**
+ * The waiting claims the stored prices can value, valued a chunk at a time, each chunk its own
+ * transaction, after the prices committed: a claim written since then was valued as it was written
+ * (the chain's lock ordered it after the prices), one written before is waiting and committed, so
+ * a chunk finds it.
+ */
+async function revalue(database: DatabaseHandle, chain: { chain_id: number; addresses: string[]; from: string; to: string }): Promise<number> {
+  let valued = 0;
+  let after: { at: string; id: string } | null = null;
+  for (;;) {
+    const rows: { valued: string; looked: number; last_at: string | null; last_id: string | null }[] = await queryRows(
+      database.db,
+      sql`SELECT valued::text, looked, last_at::text, last_id::text
+            FROM revalue_claims(${chain.chain_id}, ${`{${chain.addresses.join(',')}}`}::text[], ${chain.from}::timestamptz, ${chain.to}::timestamptz,
+                                ${after?.at ?? null}::timestamptz, ${after?.id ?? null}::bigint, ${REVALUE_CHUNK})`,
+    );
+    const chunk = rows[0];
+    valued += Number(chunk?.valued ?? 0);
+    if (!chunk || chunk.looked < REVALUE_CHUNK || chunk.last_at === null || chunk.last_id === null) return valued;
+    after = { at: chunk.last_at, id: chunk.last_id };
+  }
 }
 
 /**

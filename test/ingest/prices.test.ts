@@ -134,6 +134,18 @@ describe('claims valued from the price history', () => {
     expect(entry?.usdDistributed24Hr).toBe(Number(day!.usd));
   });
 
+  it('values waiting claims a chunk at a time, every one of them, with ties on the time across chunk ends', async () => {
+    // 4,500 claims: more than two chunks; groups of three share a time.
+    await writeClaims(Array.from({ length: 4500 }, (_, n) => ({ amount: '1000000', at: new Date(T.getTime() + Math.floor(n / 3) * 1000) })));
+    const result = await writePrices(database, [quote(asset, minutes(-1), '2'), quote(NATIVE_TOKEN_ADDRESS, minutes(-1), '2000')]);
+    expect(result.valued).toBe(4500);
+    const [summary] = await queryRows<{ pending: number; usd: string }>(
+      database.db,
+      sql`SELECT count(*) FILTER (WHERE value_pending)::int AS pending, sum(usd_value)::text AS usd FROM claims`,
+    );
+    expect(summary).toEqual({ pending: 0, usd: '9000.000000' });
+  });
+
   it('refuses a price that is not a positive decimal or jumps more than the bound from its neighbour, and stores the rest', async () => {
     await writePrices(database, [quote(asset, minutes(-60), '2')]);
     const result = await writePrices(database, [

@@ -25,7 +25,7 @@ BEGIN
   SELECT u.chain_id, u.address, now(), 'import', u.price_usd FROM unnest(chains, addresses, prices) AS u(chain_id, address, price_usd)
   ON CONFLICT (chain_id, address, at, source) DO UPDATE SET price_usd = excluded.price_usd;
   FOR chain IN SELECT DISTINCT c FROM unnest(chains) AS c LOOP
-    PERFORM revalue_claims(chain, ARRAY(SELECT u.address FROM unnest(chains, addresses) AS u(chain_id, address) WHERE u.chain_id = chain), now(), now());
+    PERFORM revalue_claims(chain, ARRAY(SELECT u.address FROM unnest(chains, addresses) AS u(chain_id, address) WHERE u.chain_id = chain), now(), now(), NULL, NULL, NULL);
   END LOOP;
   RETURN NULL;
 END
