@@ -12,6 +12,8 @@ import { stageTable } from './merge.js';
  * transaction that writes claims holds a shared lock per chain of them from before it values them
  * to its commit, and a price write takes that chain's lock exclusively before it stores a price:
  * whichever comes second sees what the first committed. Claim writes do not wait for each other.
+ * Both take these locks before any row lock of campaigns (which their triggers and the indexer's
+ * basis check take), so that neither waits for a row the other holds while holding this lock.
  *
  * Transaction-level advisory locks (PgBouncer's transaction mode keeps them), keyed (this
  * constant, chain id), taken in chain order by both sides so that two writers never wait for each
@@ -20,12 +22,27 @@ import { stageTable } from './merge.js';
  */
 const CLAIMS_AND_PRICES_LOCK = 731_284_158;
 
-/** In a transaction writing the staged claims: before they are valued (the merge). */
-export async function lockChainsOfStagedClaims(session: BulkSession): Promise<void> {
-  const rows = await session.query<{ chain_id: number }>(
-    sql.raw(`SELECT DISTINCT chain_id FROM ${stageTable('claim')} WHERE NOT deleted ORDER BY chain_id`),
+/**
+ * In an ingest, before the merge values its claims: shared for the chains of its claims, exclusive
+ * for the chains of its tokens that carry a price (an imported price enters the history and values
+ * waiting claims in the merge, as a price write does).
+ */
+export async function lockChainsOfStagedRecords(session: BulkSession): Promise<void> {
+  const rows = await session.query<{ chain_id: number; prices: boolean }>(
+    sql.raw(`SELECT chain_id, bool_or(prices) AS prices
+               FROM (SELECT chain_id, false AS prices FROM ${stageTable('claim')} WHERE NOT deleted
+                     UNION ALL
+                     SELECT (record->>'chainId')::int, true FROM ${stageTable('token')}
+                      WHERE NOT deleted AND record->>'priceUsd' IS NOT NULL) AS chains
+              GROUP BY chain_id ORDER BY chain_id`),
   );
-  for (const { chain_id } of rows) await session.query(sql`SELECT pg_advisory_xact_lock_shared(${CLAIMS_AND_PRICES_LOCK}, ${chain_id})`);
+  for (const { chain_id, prices } of rows) {
+    await session.query(
+      prices
+        ? sql`SELECT pg_advisory_xact_lock(${CLAIMS_AND_PRICES_LOCK}, ${chain_id})`
+        : sql`SELECT pg_advisory_xact_lock_shared(${CLAIMS_AND_PRICES_LOCK}, ${chain_id})`,
+    );
+  }
 }
 
 /** In a transaction writing prices: before the first price is stored. */

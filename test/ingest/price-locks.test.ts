@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
+import { type BulkSession, queryRows } from '../../src/db/client.js';
 import { claims, tokenPrices } from '../../src/db/schema.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
 import { writePrices } from '../../src/ingest/prices.js';
@@ -42,7 +42,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
     { chainId, address: chainId === CHAIN ? asset : `0x${'ab'.repeat(20)}`, at: new Date(T.getTime() - 600_000), priceUsd: '2', source: 'defillama' },
     { chainId, address: NATIVE_TOKEN_ADDRESS, at: new Date(T.getTime() - 600_000), priceUsd: '4000', source: 'defillama' },
   ];
-  const claim = (hold?: Promise<void>, merged?: () => void) =>
+  const claim = (hold?: Promise<void>, merged?: () => void, beforeMerge?: (session: BulkSession) => Promise<void>) =>
     ingest(
       database,
       memorySource([
@@ -60,6 +60,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
       ]),
       {
         derived: 'live',
+        beforeMerge,
         beforeCommit: async () => {
           merged?.();
           await hold;
@@ -123,6 +124,50 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
     await priceWrite;
     await claimWrite;
     expect(await stored()).toEqual(valued);
+  });
+
+  it('a claim write that locks its campaigns before merging (as the indexer does) and a price write do not deadlock', async () => {
+    const hold = gate();
+    const locked = gate();
+    const claimWrite = claim(undefined, undefined, async (session) => {
+      await session.query(sql`SELECT 1 FROM campaigns WHERE key = ${campaign.key} FOR UPDATE`);
+      locked.open();
+      await hold.opened;
+    });
+    await locked.opened;
+    // The price write's trigger refreshes the campaign's document (the token's price moves).
+    const priceWrite = writePrices(database, [{ ...prices()[0]!, at: new Date() }, ...prices()]);
+    try {
+      await expect.poll(waitingForLock, { timeout: 5000 }).toBe(1);
+    } finally {
+      hold.open();
+    }
+    await claimWrite;
+    expect((await priceWrite).valued).toBe(1);
+  });
+
+  it('an import carrying a token price waits for a claim being written on its chain', async () => {
+    const hold = gate();
+    const merged = gate();
+    const claimWrite = claim(hold.opened, merged.open);
+    await merged.opened;
+    const [token] = await queryRows<{ id: string; name: string; symbol: string; image_uri: string }>(
+      database.db,
+      sql`SELECT id::text, name, symbol, image_uri FROM tokens WHERE address = ${asset}`,
+    );
+    const tokenImport = ingest(
+      database,
+      memorySource([{ kind: 'token', chainId: CHAIN, address: asset, id: token!.id, name: token!.name, symbol: token!.symbol, decimals: 6, imageUri: token!.image_uri, priceUsd: '2' }]),
+      { derived: 'live' },
+    );
+    try {
+      await expect.poll(waitingForLock, { timeout: 5000 }).toBe(1);
+    } finally {
+      hold.open();
+    }
+    await claimWrite;
+    await tokenImport;
+    await database.db.execute(sql`UPDATE tokens SET price_usd = NULL WHERE address = ${asset}`);
   });
 
   it('a price of another chain does not wait for a claim being written', async () => {
