@@ -8,16 +8,35 @@
  * Chainlink's MockV3Aggregator, counts from 1 in phase 0): a past time is found by a binary search
  * over the rounds of the latest phase, then of earlier ones, for the newest round updated at or
  * before it. A round from after the time asked for is never a quote for it.
+ *
+ * Faults: a feed that answers, but not as a feed does (it reverts, has no code, returns bytes that do
+ * not decode), is left out with a warning, and the other feeds still answer. A feed whose chain did
+ * not answer (connection refused, timeout, an RPC error) is left out too, so that one chain's endpoint
+ * being down does not stop the others' prices; only when no feed could be read at all does the source
+ * throw `unavailable`, and the price job backs off.
  */
 import type { Logger } from 'pino';
-import { type Address, parseAbi, type PublicClient } from 'viem';
+import {
+  type Address,
+  BaseError,
+  HttpRequestError,
+  parseAbi,
+  type PublicClient,
+  RpcError,
+  RpcRequestError,
+  SocketClosedError,
+  TimeoutError,
+  WebSocketRequestError,
+} from 'viem';
 import { isRevert } from '../chain/rpc.js';
 import { type PriceQuote, type PriceSource, PriceSourceError, type TokenRef } from './source.js';
 
 export const CHAINLINK_SOURCE_NAME = 'chainlink';
 
+/** The part of Chainlink's AggregatorV3Interface a price is read with. */
 const AGGREGATOR_V3 = parseAbi([
   'function decimals() view returns (uint8)',
+  'function description() view returns (string)',
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
   'function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
 ]);
@@ -30,7 +49,7 @@ export interface ChainlinkFeed {
   feed: string;
 }
 
-const ENTRY = /^([0-9]{1,10}):(0x[0-9a-fA-F]{40})=(0x[0-9a-fA-F]{40})$/;
+const ENTRY = /^([0-9]+)\s*:\s*(0x[0-9a-fA-F]{40})\s*=\s*(0x[0-9a-fA-F]{40})$/;
 
 /** `chainId:token=feed,…` (PRICE_CHAINLINK_FEEDS). */
 export function parseChainlinkFeeds(text: string): { feeds: ChainlinkFeed[]; problems: string[] } {
@@ -43,7 +62,12 @@ export function parseChainlinkFeeds(text: string): { feeds: ChainlinkFeed[]; pro
       problems.push(`PRICE_CHAINLINK_FEEDS: "${entry}" is not chainId:0xToken=0xFeed`);
       continue;
     }
-    const feed = { chainId: Number(match[1]), token: match[2]!.toLowerCase(), feed: match[3]!.toLowerCase() };
+    const chainId = Number(match[1]);
+    if (!Number.isSafeInteger(chainId) || chainId <= 0) {
+      problems.push(`PRICE_CHAINLINK_FEEDS: "${entry}" has chain id ${match[1]}, not a positive integer`);
+      continue;
+    }
+    const feed = { chainId, token: match[2]!.toLowerCase(), feed: match[3]!.toLowerCase() };
     const key = `${feed.chainId}:${feed.token}`;
     if (seen.has(key)) problems.push(`PRICE_CHAINLINK_FEEDS: token ${feed.token} of chain ${feed.chainId} is mapped twice`);
     seen.add(key);
@@ -64,61 +88,108 @@ export interface ChainlinkSourceOptions {
 interface Round {
   roundId: bigint;
   answer: bigint;
+  /** 0 while the round is not complete. */
   updatedAt: bigint;
 }
 
+type RoundData = readonly [roundId: bigint, answer: bigint, startedAt: bigint, updatedAt: bigint, answeredInRound: bigint];
+
+/** The feed answered, but not as a price feed does. */
+class NotAFeed extends Error {}
+
+/** The feed's chain did not answer. */
+class ChainSilent extends Error {}
+
 const PHASE_SHIFT = 64n;
+const ROUND_MASK = (1n << PHASE_SHIFT) - 1n;
 /** A time an hour ahead of the clock is a wrong one. */
 const MAX_FUTURE_SKEW_S = 3600n;
+/** No Chainlink feed has more; a larger count is a contract that is not a feed. */
+const MAX_DECIMALS = 36;
+/** Where the doubling search for an earlier phase's last round gives up: no feed has had this many rounds in a phase. */
+const MAX_ROUNDS_PER_PHASE = 1n << 40n;
+
+/**
+ * The chain did not answer: no connection, a timeout, an HTTP status or a JSON-RPC error other than a
+ * revert. What else a call throws came after the node answered (a revert, no code, return data that
+ * does not decode as the function's outputs): the contract is no feed, and asking again will not help.
+ */
+function isTransportFault(error: unknown): boolean {
+  if (isRevert(error)) return false;
+  if (!(error instanceof BaseError)) return true;
+  return Boolean(
+    error.walk(
+      (cause) =>
+        cause instanceof HttpRequestError ||
+        cause instanceof TimeoutError ||
+        cause instanceof WebSocketRequestError ||
+        cause instanceof SocketClosedError ||
+        cause instanceof RpcRequestError ||
+        cause instanceof RpcError,
+    ),
+  );
+}
 
 export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSource {
   const { logger, maxAgeSeconds } = options;
   const feedOf = new Map(options.feeds.map((feed) => [`${feed.chainId}:${feed.token}`, feed]));
   const decimalsOf = new Map<string, number>();
+  const chainsWithoutClient = new Set<number>();
 
-  /** A view call: undefined when the contract reverts or has no code; a transport fault throws. */
-  async function call<T>(client: PublicClient, feed: ChainlinkFeed, functionName: 'decimals' | 'latestRoundData' | 'getRoundData', args?: readonly [bigint]): Promise<T | undefined> {
+  async function read<T>(client: PublicClient, feed: ChainlinkFeed, functionName: 'decimals' | 'latestRoundData' | 'getRoundData', args: readonly [bigint] | undefined, signal: AbortSignal | undefined): Promise<T> {
+    signal?.throwIfAborted();
     try {
       return (await client.readContract({ address: feed.feed as Address, abi: AGGREGATOR_V3, functionName, args })) as T;
     } catch (error) {
-      if (isRevert(error)) return undefined;
-      throw new PriceSourceError('unavailable', CHAINLINK_SOURCE_NAME, `chain ${feed.chainId}: ${functionName} of ${feed.feed} failed: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      const detail = `${functionName} of ${feed.feed} on chain ${feed.chainId}: ${firstLine(error)}`;
+      if (isTransportFault(error)) throw new ChainSilent(detail, { cause: error });
+      throw new NotAFeed(detail, { cause: error });
     }
   }
 
-  async function decimals(client: PublicClient, feed: ChainlinkFeed): Promise<number | undefined> {
+  async function decimals(client: PublicClient, feed: ChainlinkFeed, signal: AbortSignal | undefined): Promise<number> {
     const key = `${feed.chainId}:${feed.feed}`;
     const known = decimalsOf.get(key);
     if (known !== undefined) return known;
-    const read = await call<number>(client, feed, 'decimals');
-    if (read === undefined || !Number.isInteger(read) || read > 36) return undefined;
-    decimalsOf.set(key, read);
-    return read;
+    const count = await read<number>(client, feed, 'decimals', undefined, signal);
+    if (!Number.isInteger(count) || count < 0 || count > MAX_DECIMALS) throw new NotAFeed(`decimals of ${feed.feed} on chain ${feed.chainId} is ${count}`);
+    decimalsOf.set(key, count);
+    return count;
   }
 
-  async function round(client: PublicClient, feed: ChainlinkFeed, roundId?: bigint): Promise<Round | undefined> {
-    const read = roundId === undefined
-      ? await call<readonly [bigint, bigint, bigint, bigint, bigint]>(client, feed, 'latestRoundData')
-      : await call<readonly [bigint, bigint, bigint, bigint, bigint]>(client, feed, 'getRoundData', [roundId]);
-    if (read === undefined) return undefined;
-    const [id, answer, , updatedAt] = read;
-    // An incomplete round (updatedAt 0) is no round.
-    return updatedAt === 0n ? undefined : { roundId: id, answer, updatedAt };
+  async function latestRound(client: PublicClient, feed: ChainlinkFeed, signal: AbortSignal | undefined): Promise<Round> {
+    const [roundId, answer, , updatedAt] = await read<RoundData>(client, feed, 'latestRoundData', undefined, signal);
+    return { roundId, answer, updatedAt };
   }
 
-  /** The newest round of the feed updated at or before `atS`, by binary search within each phase. */
-  async function roundAt(client: PublicClient, feed: ChainlinkFeed, latest: Round, atS: bigint): Promise<Round | undefined> {
-    if (latest.updatedAt <= atS) return latest;
-    const mask = (1n << PHASE_SHIFT) - 1n;
+  /** A round by id; undefined when there is none (the feed reverts, or it is not complete). */
+  async function roundById(client: PublicClient, feed: ChainlinkFeed, roundId: bigint, signal: AbortSignal | undefined): Promise<Round | undefined> {
+    try {
+      const [, answer, , updatedAt] = await read<RoundData>(client, feed, 'getRoundData', [roundId], signal);
+      return updatedAt === 0n ? undefined : { roundId, answer, updatedAt };
+    } catch (error) {
+      if (error instanceof NotAFeed) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * The newest round of the feed updated at or before `atS`: a binary search within the latest
+   * phase, then within each earlier one while the phase's first round is already after `atS`.
+   * Rounds of a phase are numbered from 1 without gaps and updated in order, so each phase costs
+   * about log2 of its rounds in calls (twice that for an earlier phase, whose last round is found first).
+   */
+  async function roundAt(client: PublicClient, feed: ChainlinkFeed, latest: Round, atS: bigint, signal: AbortSignal | undefined): Promise<Round | undefined> {
+    if (latest.updatedAt !== 0n && latest.updatedAt <= atS) return latest;
     let phase = latest.roundId >> PHASE_SHIFT;
-    let high = latest.roundId & mask;
+    // `high` is a round of this phase known to be after `atS` (or not complete).
+    let high = latest.roundId & ROUND_MASK;
     for (;;) {
-      // Rounds low..high of this phase; `high` is known to be after `atS` (or unread).
       let low = 1n;
       let found: Round | undefined;
       while (low < high) {
         const middle = (low + high) / 2n;
-        const candidate = await round(client, feed, (phase << PHASE_SHIFT) | middle);
+        const candidate = await roundById(client, feed, (phase << PHASE_SHIFT) | middle, signal);
         if (candidate && candidate.updatedAt <= atS) {
           found = candidate;
           low = middle + 1n;
@@ -130,16 +201,16 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
       // Every round of this phase is after the time: the phase before it ends earlier.
       if (phase <= 1n) return undefined;
       phase -= 1n;
-      const last = await phaseEnd(client, feed, phase);
+      const last = await phaseEnd(client, feed, phase, signal);
       if (last === undefined) return undefined;
       if (last.updatedAt <= atS) return last;
-      high = last.roundId & mask;
+      high = last.roundId & ROUND_MASK;
     }
   }
 
   /** The last round of an earlier phase: its count found by doubling, then halving. */
-  async function phaseEnd(client: PublicClient, feed: ChainlinkFeed, phase: bigint): Promise<Round | undefined> {
-    const at = (n: bigint) => round(client, feed, (phase << PHASE_SHIFT) | n);
+  async function phaseEnd(client: PublicClient, feed: ChainlinkFeed, phase: bigint, signal: AbortSignal | undefined): Promise<Round | undefined> {
+    const at = (n: bigint) => roundById(client, feed, (phase << PHASE_SHIFT) | n, signal);
     let last = await at(1n);
     if (!last) return undefined;
     let low = 1n;
@@ -150,7 +221,7 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
       last = next;
       low = high;
       high *= 2n;
-      if (high > 1n << 40n) return last;
+      if (high > MAX_ROUNDS_PER_PHASE) return last;
     }
     while (high - low > 1n) {
       const middle = (low + high) / 2n;
@@ -163,55 +234,87 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
     return last;
   }
 
-  function quote(feed: ChainlinkFeed, token: TokenRef, found: Round, decimalCount: number, nowS: bigint): PriceQuote | undefined {
-    const refuse = (reason: string) => {
-      logger.warn({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, round: String(found.roundId), answer: String(found.answer), reason }, 'price refused');
-      return undefined;
-    };
-    if (found.answer <= 0n) return refuse('the answer is not > 0');
-    if (found.updatedAt > nowS + MAX_FUTURE_SKEW_S) return refuse('updated in the future');
-    return { chainId: token.chainId, address: token.address, priceUsd: decimalText(found.answer, decimalCount), at: new Date(Number(found.updatedAt) * 1000), source: CHAINLINK_SOURCE_NAME };
+  function refuse(feed: ChainlinkFeed, found: Round, reason: string): undefined {
+    logger.warn(
+      { source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, round: String(found.roundId), answer: String(found.answer), updatedAt: String(found.updatedAt), reason },
+      'price refused',
+    );
+    return undefined;
   }
 
-  async function quoteAll(tokens: readonly TokenRef[], pick: (client: PublicClient, feed: ChainlinkFeed, latest: Round, nowS: bigint) => Promise<Round | undefined>): Promise<PriceQuote[]> {
+  function quote(feed: ChainlinkFeed, token: TokenRef, found: Round, decimalCount: number, nowS: bigint): PriceQuote | undefined {
+    if (found.answer <= 0n) return refuse(feed, found, 'the answer is not > 0');
+    if (found.updatedAt > nowS + MAX_FUTURE_SKEW_S) return refuse(feed, found, 'updated in the future');
+    const priceUsd = decimalText(found.answer, decimalCount);
+    if (priceUsd === '0') return refuse(feed, found, 'the price is below 10^-18, the least the price history keeps');
+    return { chainId: token.chainId, address: token.address, priceUsd, at: new Date(Number(found.updatedAt) * 1000), source: CHAINLINK_SOURCE_NAME };
+  }
+
+  type Pick = (client: PublicClient, feed: ChainlinkFeed, latest: Round, nowS: bigint, signal: AbortSignal | undefined) => Promise<Round | undefined>;
+
+  async function quoteAll(tokens: readonly TokenRef[], pick: Pick, signal: AbortSignal | undefined): Promise<PriceQuote[]> {
     const nowS = BigInt(Math.floor(Date.now() / 1000));
+    let answered = 0;
+    const silent: ChainSilent[] = [];
     const quotes = await Promise.all(
       tokens.map(async (token) => {
         const feed = feedOf.get(`${token.chainId}:${token.address.toLowerCase()}`);
         if (!feed) return undefined;
         const client = options.clientFor(feed.chainId);
         if (!client) {
-          logger.debug({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId }, 'no RPC endpoint for the chain: its feeds are not read');
+          if (!chainsWithoutClient.has(feed.chainId)) {
+            chainsWithoutClient.add(feed.chainId);
+            logger.debug({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId }, 'no RPC endpoint for the chain: its feeds are not read');
+          }
           return undefined;
         }
-        const decimalCount = await decimals(client, feed);
-        const latest = decimalCount === undefined ? undefined : await round(client, feed);
-        if (decimalCount === undefined || latest === undefined) {
-          logger.warn({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed }, 'not a price feed (decimals or latestRoundData give no answer): token not quoted');
-          return undefined;
+        try {
+          const decimalCount = await decimals(client, feed, signal);
+          const found = await pick(client, feed, await latestRound(client, feed, signal), nowS, signal);
+          answered += 1;
+          return found && quote(feed, token, found, decimalCount, nowS);
+        } catch (error) {
+          if (error instanceof NotAFeed) {
+            answered += 1;
+            logger.warn({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, err: error.message }, 'not a price feed: token not quoted');
+            return undefined;
+          }
+          if (error instanceof ChainSilent) {
+            silent.push(error);
+            return undefined;
+          }
+          throw error;
         }
-        const found = await pick(client, feed, latest, nowS);
-        return found && quote(feed, token, found, decimalCount, nowS);
       }),
     );
+    if (silent.length > 0 && answered === 0) {
+      throw new PriceSourceError('unavailable', CHAINLINK_SOURCE_NAME, `no feed could be read (${silent.length} tried): ${silent[0]!.message}`, { cause: silent[0]!.cause });
+    }
+    for (const fault of silent) logger.warn({ source: CHAINLINK_SOURCE_NAME, err: fault.message }, 'feed not read, its chain did not answer: token not quoted');
     return quotes.filter((item) => item !== undefined);
   }
 
   return {
     name: CHAINLINK_SOURCE_NAME,
-    current: (tokens) =>
-      quoteAll(tokens, async (_client, feed, latest, nowS) => {
-        if (maxAgeSeconds !== undefined && latest.updatedAt < nowS - BigInt(maxAgeSeconds)) {
-          logger.warn({ source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, updatedAt: String(latest.updatedAt) }, 'price refused: the feed has not been updated for longer than maxAgeSeconds');
-          return undefined;
-        }
-        return latest;
-      }),
-    historical: (tokens, at) => {
+    current: (tokens, signal) =>
+      quoteAll(
+        tokens,
+        async (_client, feed, latest, nowS) => {
+          if (latest.updatedAt === 0n) return refuse(feed, latest, 'the latest round is not complete');
+          if (maxAgeSeconds !== undefined && latest.updatedAt < nowS - BigInt(maxAgeSeconds)) return refuse(feed, latest, `not updated for longer than maxAgeSeconds (${maxAgeSeconds})`);
+          return latest;
+        },
+        signal,
+      ),
+    historical: (tokens, at, signal) => {
       const atS = BigInt(Math.floor(at.getTime() / 1000));
-      return quoteAll(tokens, (client, feed, latest) => roundAt(client, feed, latest, atS));
+      return quoteAll(tokens, (client, feed, latest, _nowS, pickSignal) => roundAt(client, feed, latest, atS, pickSignal), signal);
     },
   };
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
 
 /**
