@@ -114,7 +114,8 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
   let round: Promise<PriceRound> | null = null;
   let woken = false;
   let endSleep: (() => void) | null = null;
-  let lastRoundStarted = Number.NEGATIVE_INFINITY;
+  /** When a wake last started a round early. */
+  let lastWokenRound = Number.NEGATIVE_INFINITY;
 
   async function write(state: SourceState, quotes: PriceQuote[], total: PriceRound): Promise<void> {
     if (quotes.length === 0) return;
@@ -202,9 +203,9 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     return next;
   }
 
-  /** A wake brings the next round forward, to at most one a second: a backfill reports many ranges a second. */
+  /** A wake brings the next round forward, at most once a second: a backfill reports many ranges a second. */
   function untilWokenRound(): number {
-    return Math.max(0, lastRoundStarted + MIN_WOKEN_ROUND_INTERVAL_MS - now());
+    return Math.max(0, lastWokenRound + MIN_WOKEN_ROUND_INTERVAL_MS - now());
   }
 
   async function loop(): Promise<void> {
@@ -212,7 +213,6 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     let failures = 0;
     while (!signal.aborted) {
       let waitMs = settings.pollMs;
-      lastRoundStarted = now();
       try {
         const result = await runOnce();
         failures = 0;
@@ -226,13 +226,21 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
         waitMs = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** failures);
         logger.error({ err: error, waitMs }, 'price round failed');
       }
-      if (woken) waitMs = Math.min(waitMs, untilWokenRound());
+      let early = false;
+      if (woken && untilWokenRound() < waitMs) {
+        waitMs = untilWokenRound();
+        early = true;
+      }
       woken = false;
       await new Promise<void>((resolve) => {
-        endSleep = resolve;
+        endSleep = () => {
+          early = true;
+          resolve();
+        };
         sleep(waitMs, signal).then(resolve, resolve);
       });
       endSleep = null;
+      if (early) lastWokenRound = now();
     }
   }
 
