@@ -4,7 +4,7 @@ import { setAsideIndexesAndConstraints } from './bulk-load.js';
 import { duplicateKeyStatement, missingIncentiveStatement, missingReferenceStatement, REFERENCES } from './checks.js';
 import { BULK_TABLES, deleteStatement, stageTable, upsertStatement } from './merge.js';
 import { childStatements } from './merge-children.js';
-import { lockChainsOfStagedClaims } from './price-locks.js';
+import { lockChainsOfStagedRecords } from './price-locks.js';
 import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
 import { createStagingTables, Stager } from './staging.js';
 
@@ -112,9 +112,12 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         await stager.flush();
       });
       await phase('check', () => checkDuplicates(session));
+      // Before the merge values claims or records prices, and before beforeMerge, which may lock
+      // campaign rows (the indexer's basis check): a price write holds this lock while its triggers
+      // lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
+      await lockChainsOfStagedRecords(session);
       // As late as can be: the fewer statements between it and the merge, the smaller the window it leaves.
       await options.beforeMerge?.(session);
-      await lockChainsOfStagedClaims(session);
       // Loading an empty database: the large tables get their indexes and constraints rebuilt
       // once at the end (a sorted build is far faster than a million index insertions), as the seed
       // writer does. It takes those tables for the transaction: readers of them wait until the commit.
