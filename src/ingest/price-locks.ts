@@ -12,28 +12,38 @@ import { stageTable } from './merge.js';
  * transaction that writes claims holds a shared lock per chain of them from before it values them
  * to its commit, and a price write takes that chain's lock exclusively before it stores a price:
  * whichever comes second sees what the first committed. Claim writes do not wait for each other.
- * Both take these locks before any row lock of campaigns (which their triggers and the indexer's
- * basis check take), so that neither waits for a row the other holds while holding this lock.
+ * Prices are written two ways: writePrices() (the price job), and an import's token record with a
+ * price (record_import_prices(), a trigger of the import's merge): both take the lock exclusively.
  *
  * Transaction-level advisory locks (PgBouncer's transaction mode keeps them), keyed (this
- * constant, chain id), taken in chain order by both sides so that two writers never wait for each
- * other in a circle; the campaign refresh's locks (lock_campaign_refresh) come later in either
- * transaction, never before these.
+ * constant, chain id): the campaign refresh's are (731284156, 0) and (731284157, campaign key)
+ * (lock_campaign_refresh.sql), the claim feed's pruning a single bigint key, another key space.
+ *
+ * Order: these are the first locks either transaction takes, in chain order, before it writes or
+ * locks a row of a table. A price write moves tokens' current prices, whose trigger refreshes the
+ * campaigns paying them, and an imported price revalues claims in the import's merge, which
+ * updates incentives and locks their campaigns' rows (the foreign key's check); a claim write
+ * locks campaigns, the indexer's (src/indexer/basis.ts) before its merge and every writer's through
+ * the same triggers. Were one of these taken after such a lock, the price write holding this one
+ * would wait for the claim write's row, and the claim write for this lock: a deadlock, which
+ * PostgreSQL ends by failing one of them.
  */
 const CLAIMS_AND_PRICES_LOCK = 731_284_158;
 
 /**
- * In an ingest, before the merge values its claims: shared for the chains of its claims, exclusive
- * for the chains of its tokens that carry a price (an imported price enters the history and values
- * waiting claims in the merge, as a price write does).
+ * In an ingest transaction, after staging and before anything is merged (and before the indexer's
+ * basis locks rows): shared for each chain of the staged claims, exclusive for each chain of a
+ * staged token record with a price (the merge records it as a price); none for an input with neither.
+ * A chain with both gets the exclusive lock only: asking for it while holding the shared one would
+ * deadlock with another transaction doing the same.
  */
 export async function lockChainsOfStagedRecords(session: BulkSession): Promise<void> {
   const rows = await session.query<{ chain_id: number; prices: boolean }>(
     sql.raw(`SELECT chain_id, bool_or(prices) AS prices
                FROM (SELECT chain_id, false AS prices FROM ${stageTable('claim')} WHERE NOT deleted
                      UNION ALL
-                     SELECT (record->>'chainId')::int, true FROM ${stageTable('token')}
-                      WHERE NOT deleted AND record->>'priceUsd' IS NOT NULL) AS chains
+                     SELECT (record->>'chainId')::integer, true FROM ${stageTable('token')}
+                      WHERE NOT deleted AND (record->>'priceUsd')::numeric > 0) AS chains
               GROUP BY chain_id ORDER BY chain_id`),
   );
   for (const { chain_id, prices } of rows) {
@@ -45,7 +55,7 @@ export async function lockChainsOfStagedRecords(session: BulkSession): Promise<v
   }
 }
 
-/** In a transaction writing prices: before the first price is stored. */
+/** In a transaction writing prices: its first statement, before the first price is stored. */
 export async function lockChainsForPrices(session: BulkSession, chainIds: Iterable<number>): Promise<void> {
   for (const chainId of [...new Set(chainIds)].sort((a, b) => a - b)) {
     await session.query(sql`SELECT pg_advisory_xact_lock(${CLAIMS_AND_PRICES_LOCK}, ${chainId})`);

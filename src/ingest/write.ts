@@ -112,6 +112,10 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         await stager.flush();
       });
       await phase('check', () => checkDuplicates(session));
+      // Before the merge values claims or records prices, and before beforeMerge, which may lock
+      // campaign rows (the indexer's basis check): a price write holds this lock while its triggers
+      // lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
+      await lockChainsOfStagedRecords(session);
       // As late as can be: the fewer statements between it and the merge, the smaller the window it leaves.
       // Before beforeMerge, which may lock campaign rows (the indexer's basis check): a price write
       // holds this lock while its triggers lock campaign rows, so both take them in this order.
