@@ -23,13 +23,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { sampleParameters } from './dataset.js';
 import { IMAGE_ENVIRONMENT } from './image-environment.js';
 import { drive } from './load.js';
+import { freePort } from './processes.js';
 import type { Scenario } from './scenarios.js';
 
 const { values: options } = parseArgs({
@@ -385,17 +385,6 @@ async function startServer(env: Record<string, string>): Promise<BenchServer> {
       await exited;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

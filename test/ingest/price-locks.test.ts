@@ -10,6 +10,7 @@ import { confirmBasis, emptyBasis } from '../../src/indexer/basis.js';
 import { storedCampaigns } from '../../src/indexer/store.js';
 import { NATIVE_TOKEN_ADDRESS, type PriceQuote } from '../../src/prices/source.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { unvaluedClaims } from '../helpers/unvalued-claims.js';
 import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
 
 /**
@@ -29,7 +30,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
   let database: TestDatabase;
   let asset: { address: string; id: string };
   let campaign: { key: number; publicId: string };
-  let logIndex = 0;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -63,17 +63,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
     }
     return ingest(database, memorySource(records), { derived: 'live', ...options });
   };
-  const claimRecord = (at: Date): IngestRecord => ({
-    kind: 'claim',
-    chainId: CHAIN,
-    txHash: `0x${(++logIndex).toString(16).padStart(64, '0')}`,
-    logIndex,
-    campaign: campaign.publicId,
-    incentivePosition: 0,
-    claimant: '0x00000000000000000000000000000000000000aa',
-    amount: '1500000',
-    claimedAt: at.toISOString(),
-  });
+  const claimRecord = (at: Date): IngestRecord => unvaluedClaims(CHAIN, campaign.publicId, [{ amount: '1500000', at }])[0]!;
   /** A claim written as the indexer writes it: no values, the prices at `at` give them. */
   const claim = (at = T, options: IngestOptions = {}) => ingest(database, memorySource([claimRecord(at)]), { derived: 'live', ...options });
   const stored = () =>

@@ -4,11 +4,10 @@ import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
 import { claims, tokenPrices } from '../../src/db/schema.js';
 import { exportRecords } from '../../src/ingest/export.js';
-import { memorySource } from '../../src/ingest/memory-source.js';
 import { MAX_PRICE_JUMP, writePrices } from '../../src/ingest/prices.js';
-import { ingest } from '../../src/ingest/write.js';
 import { NATIVE_TOKEN_ADDRESS, type PriceQuote } from '../../src/prices/source.js';
 import { buildTestApp } from '../helpers/app.js';
+import { writeUnvaluedClaims } from '../helpers/unvalued-claims.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
 
@@ -26,7 +25,6 @@ describe('claims valued from the price history', () => {
   let asset: string;
   let campaign: { key: number; publicId: string };
   let app: App;
-  let logIndex = 0;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -47,25 +45,7 @@ describe('claims valued from the price history', () => {
   const quote = (address: string, at: Date, priceUsd: string, source = 'defillama'): PriceQuote => ({ chainId: CHAIN, address, at, priceUsd, source });
 
   /** Claims as the indexer writes them: without values. */
-  async function writeClaims(list: { amount: string; at: Date }[]): Promise<void> {
-    await ingest(
-      database,
-      memorySource(
-        list.map(({ amount, at }) => ({
-          kind: 'claim' as const,
-          chainId: CHAIN,
-          txHash: `0x${(++logIndex).toString(16).padStart(64, '0')}`,
-          logIndex,
-          campaign: campaign.publicId,
-          incentivePosition: 0,
-          claimant: '0x00000000000000000000000000000000000000aa',
-          amount,
-          claimedAt: at.toISOString(),
-        })),
-      ),
-      { derived: 'live' },
-    );
-  }
+  const writeClaims = (list: { amount: string; at: Date }[]) => writeUnvaluedClaims(database, CHAIN, campaign.publicId, list);
 
   const stored = () =>
     queryRows<{ usd: string; eth: string; pending: boolean }>(

@@ -4,13 +4,12 @@ import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claims, tokenPrices } from '../../src/db/schema.js';
-import { memorySource } from '../../src/ingest/memory-source.js';
-import { ingest } from '../../src/ingest/write.js';
 import { createPriceJob, type PriceJob, type PriceJobSettings } from '../../src/price-job/job.js';
 import { PriceMetrics } from '../../src/price-job/metrics.js';
 import { createDefiLlamaSource } from '../../src/prices/defillama.js';
 import { type DefiLlamaStandIn, RawJson, startDefiLlamaStandIn } from '../../scripts/chain/defillama-stand-in.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { writeUnvaluedClaims } from '../helpers/unvalued-claims.js';
 import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
 
 /**
@@ -31,7 +30,6 @@ describe('the price job', () => {
   let clock: number;
   let registry: Registry;
   let job: PriceJob;
-  let logIndex = 0;
 
   const settings: PriceJobSettings = {
     pollMs: 60_000,
@@ -80,25 +78,8 @@ describe('the price job', () => {
   });
 
   /** Claims as the indexer writes them: without values. */
-  async function writeClaims(times: Date[], amount = '2000000'): Promise<void> {
-    await ingest(
-      database,
-      memorySource(
-        times.map((at) => ({
-          kind: 'claim' as const,
-          chainId: CHAIN,
-          txHash: `0x${(++logIndex).toString(16).padStart(64, '0')}`,
-          logIndex,
-          campaign: campaign.publicId,
-          incentivePosition: 0,
-          claimant: '0x00000000000000000000000000000000000000aa',
-          amount,
-          claimedAt: at.toISOString(),
-        })),
-      ),
-      { derived: 'live' },
-    );
-  }
+  const writeClaims = (times: Date[], amount = '2000000') =>
+    writeUnvaluedClaims(database, CHAIN, campaign.publicId, times.map((at) => ({ amount, at })));
   const stored = () =>
     queryRows<{ usd: string; eth: string; pending: boolean }>(
       database.db,
