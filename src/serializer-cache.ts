@@ -6,7 +6,7 @@ type CompileOptions = Parameters<ReturnType<SerializerFactory>>[0];
 /**
  * Fastify's response serializer compiler, with the compiled functions shared: every route declares
  * the same error responses and many the same 200 schemas (`$ref`s to the shared components), and
- * fast-json-stringify takes 10-50 ms per compilation. Keyed by the schema and the set of shared
+ * fast-json-stringify's compilation is slow next to a request. Keyed by the schema and the set of shared
  * schemas it may reference, so an identical schema compiles once per process (an app built again,
  * as the tests do, reuses them). Components are constants of the code (src/schemas), so the same
  * `$id`s always mean the same schemas.

@@ -5,7 +5,7 @@ import { type SQL, sql } from 'drizzle-orm';
  * ask for, is written into the statement as `LIMIT n` with `n` a literal: with LIMIT and OFFSET as
  * parameters the planner prices a prepared statement's generic plan for a tenth of the rows, finds
  * it dearer than the plan for the values at hand, and so plans the statement again on every request
- * (0.3-0.45 ms of a list page's 0.8 ms in PostgreSQL); with a literal limit the generic plan is the
+ * (about half of a list page's PostgreSQL time); with a literal limit the generic plan is the
  * same plan at the same price, and PostgreSQL keeps it. Page sizes are at most a few hundred values,
  * so the statements this makes are few; deeper pages keep their parameters.
  */
