@@ -10,7 +10,7 @@ import { createIndexer } from '../src/indexer/indexer.js';
 import { memorySource } from '../src/ingest/memory-source.js';
 import { ingest } from '../src/ingest/write.js';
 import type { UpsertRecord } from '../src/ingest/records.js';
-import { createPriceJob } from '../src/price-job/job.js';
+import { createPriceJob, type PriceJob } from '../src/price-job/job.js';
 import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../src/prices/defillama.js';
 import { startDefiLlamaStandIn } from '../scripts/chain/defillama-stand-in.js';
 import { ASSET, claimFor, claimMany, createBoost, deploy, deployComponents, type LocalChain, startAnvil, userAddress } from '../scripts/chain/local-chain.js';
@@ -84,15 +84,15 @@ const token = (chainId: number, priceUsd?: string): UpsertRecord => ({
 });
 
 /** Indexes the chain from block 0 to its head into `database`, in seconds. */
-async function indexAll(chain: LocalChain, core: string, database: DatabaseHandle, onClaims?: () => void): Promise<number> {
+async function indexAll(chain: LocalChain, core: string, database: DatabaseHandle, job?: PriceJob): Promise<number> {
   const started = performance.now();
   await createIndexer(
     [{ chainId: chain.chainId, rpcUrl: chain.url, cores: [{ address: core, startBlock: 0n }] }],
     database,
     { confirmations: 0, blockRange: 2000, pollMs: 100, reorgDepth: 256, rpcTimeoutMs: 30_000 },
     logger,
-    // As npm run index does: new claims wake the price job.
-    { onProgress: (progress) => (progress.claims > 0 ? onClaims?.() : undefined) },
+    // As npm run index does: a range's claims get their prices first, and wake the price job.
+    job ? { beforeClaims: (chainId, needs) => job.prepare(chainId, needs), onProgress: (progress) => (progress.claims > 0 ? job.wake() : undefined) } : {},
   ).run({ once: true });
   return (performance.now() - started) / 1000;
 }
@@ -123,7 +123,7 @@ async function indexWithPrices(chain: LocalChain, core: string, database: Databa
   try {
     const started = performance.now();
     job.start();
-    const indexed = await indexAll(chain, core, database, () => job.wake());
+    const indexed = await indexAll(chain, core, database, job);
     // Done when no claim waits (the job's next round values the last ones).
     for (;;) {
       const [row] = await queryRows<{ waiting: number }>(database.db, sql`SELECT count(*)::int AS waiting FROM claims WHERE value_pending`);

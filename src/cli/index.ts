@@ -104,6 +104,7 @@ async function main(): Promise<void> {
         if (progress.claims > 0) prices?.wake();
       },
       onRpcError: (chainId) => status.rpcError(chainId),
+      beforeClaims: prices ? (chainId, needs) => prices.prepare(chainId, needs) : undefined,
     },
   );
   const stop = () => indexer.stop();

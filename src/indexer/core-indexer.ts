@@ -39,6 +39,11 @@ export interface CoreIndexerOptions {
   logger: Logger;
   /** Progress after each committed range (metrics, progress bar). */
   onProgress?: (progress: Progress) => void;
+  /**
+   * Called with what a block range's claims need priced (their times, the assets of the range's
+   * campaigns) before the range is written, so that they can be valued as they are written.
+   */
+  beforeClaims?: (chainId: number, needs: ClaimPriceNeeds) => Promise<void>;
 }
 
 export interface Progress {
@@ -55,6 +60,24 @@ export interface Progress {
   campaigns: number;
   /** What this range did not write, by kind (logged with each one's address). */
   skipped: SkippedCounts;
+}
+
+export interface ClaimPriceNeeds {
+  times: Date[];
+  assets: string[];
+}
+
+/** The claims' times and the assets of the campaigns a range writes (a range rewrites the campaigns it has claims of). */
+function claimPriceNeeds(records: readonly IngestRecord[]): ClaimPriceNeeds {
+  const times: Date[] = [];
+  const assets = new Set<string>();
+  for (const record of records) {
+    if (record.kind === 'claim' && !('deleted' in record && record.deleted)) times.push(new Date(record.claimedAt));
+    if (record.kind === 'campaign' && !('deleted' in record && record.deleted)) {
+      for (const incentive of record.incentives) if (incentive.params.asset !== undefined) assets.add(incentive.params.asset.toLowerCase());
+    }
+  }
+  return { times, assets: [...assets] };
 }
 
 export class ReorgTooDeepError extends Error {}
@@ -137,6 +160,7 @@ export class CoreIndexer {
     const checkpoint: Checkpoint = { blockNumber: to, blockHash: last.hash, blockTimestamp: last.timestamp };
     const blocks = [...headers].map(([blockNumber, header]) => ({ blockNumber, blockHash: header.hash }));
     const state = { checkpoint, blocks, journal: batch.journal, incentives: batch.incentives, forgetBelow: to - BigInt(this.options.reorgDepth) };
+    if (batch.claims > 0) await this.options.beforeClaims?.(this.id.chainId, claimPriceNeeds(batch.records));
     await ingest(database, sourceOf(batch.records), {
       derived: 'live',
       // Its token records are what the tokens' contracts answered (src/indexer/tokens.ts).

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { StaleBasisError } from './basis.js';
-import { CoreIndexer, type Progress, ReorgTooDeepError } from './core-indexer.js';
+import { CoreIndexer, type CoreIndexerOptions, type Progress, ReorgTooDeepError } from './core-indexer.js';
 import type { ChainTarget } from '../chain/targets.js';
 
 /**
@@ -28,6 +28,8 @@ export interface IndexerSettings {
 export interface IndexerHooks {
   onProgress?: (progress: Progress) => void;
   onRpcError?: (chainId: number, error: unknown) => void;
+  /** Before a range with claims is written (CoreIndexerOptions.beforeClaims). */
+  beforeClaims?: CoreIndexerOptions['beforeClaims'];
 }
 
 export interface Indexer {
@@ -86,6 +88,7 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
         database,
         logger,
         onProgress: hooks.onProgress,
+        beforeClaims: hooks.beforeClaims,
       });
       loops.push({ indexer, rpc, chainId: target.chainId });
     }

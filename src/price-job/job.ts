@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../db/client.js';
 import { type PriceWrite, writePrices } from '../ingest/prices.js';
-import { type PriceQuote, type PriceSource, PriceSourceError } from '../prices/source.js';
+import { NATIVE_TOKEN_ADDRESS, type PriceQuote, type PriceSource, PriceSourceError } from '../prices/source.js';
 import type { PriceMetrics } from './metrics.js';
 import { claimsWaiting, newestPrices, tokensToQuote, waitingHours } from './wanted.js';
 
@@ -74,6 +74,13 @@ export interface PriceJob {
    * them are written without one (each is then valued as it is written).
    */
   wake(): void;
+  /**
+   * Before the indexer writes a range's claims: the historical prices of their hours (the range's
+   * assets and the chain's native token), so that the claims are valued as they are written instead
+   * of written waiting and valued again. An hour asked about once is not asked again for later claims
+   * of it. Never throws: a source that fails backs off, and the claims wait as they would have.
+   */
+  prepare(chainId: number, needs: { times: readonly Date[]; assets: readonly string[] }): Promise<void>;
   /** Stops the loop and waits for the round under way. */
   close(): Promise<void>;
 }
@@ -81,6 +88,7 @@ export interface PriceJob {
 /** Hours remembered as asked; the oldest are forgotten first (they are asked again sooner). */
 const MAX_REMEMBERED_HOURS = 100_000;
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** How far before the earliest waiting claim of an hour its historical price is asked for. */
 const ASK_BEFORE_CLAIMS_MS = 15 * 60_000;
 const MIN_WOKEN_ROUND_INTERVAL_MS = 1000;
@@ -95,6 +103,8 @@ interface SourceState {
   asked: Map<number, { at: number; waitMs: number }>;
   /** Where the next look for waiting hours continues (null: at the newest). */
   cursor: Date | null;
+  /** `chain:hour ms` -> the earliest claim time its price was asked for by prepare(). */
+  prepared: Map<string, number>;
 }
 
 export function createPriceJob(options: PriceJobOptions): PriceJob {
@@ -108,6 +118,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     lastCurrentAt: Number.NEGATIVE_INFINITY,
     asked: new Map(),
     cursor: null,
+    prepared: new Map(),
   }));
   const stopping = new AbortController();
   let running: Promise<void> | null = null;
@@ -203,6 +214,34 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     return next;
   }
 
+  async function prepare(chainId: number, needs: { times: readonly Date[]; assets: readonly string[] }): Promise<void> {
+    const earliest = new Map<number, number>();
+    for (const time of needs.times) {
+      const ms = time.getTime();
+      const hour = Math.floor(ms / HOUR_MS) * HOUR_MS;
+      earliest.set(hour, Math.min(earliest.get(hour) ?? ms, ms));
+    }
+    const tokens = [...new Set([...needs.assets.map((address) => address.toLowerCase()), NATIVE_TOKEN_ADDRESS])].map((address) => ({ chainId, address }));
+    const total: PriceRound = { written: 0, refused: 0, valued: 0, failed: [], moreWaiting: false };
+    for (const state of states) {
+      if (state.resumeAt > now()) continue;
+      try {
+        for (const [hour, first] of [...earliest].sort(([a], [b]) => a - b)) {
+          const key = `${chainId}:${hour}`;
+          if ((state.prepared.get(key) ?? Number.POSITIVE_INFINITY) <= first) continue;
+          const quotes = await state.source.historical(tokens, new Date(first - ASK_BEFORE_CLAIMS_MS), stopping.signal);
+          await write(state, quotes, total);
+          state.prepared.delete(key);
+          state.prepared.set(key, first);
+          if (state.prepared.size > MAX_REMEMBERED_HOURS) state.prepared.delete(state.prepared.keys().next().value!);
+        }
+      } catch (error) {
+        if (error instanceof PriceSourceError) backOff(state, error);
+        else if (!stopping.signal.aborted) logger.warn({ err: error, chainId }, 'prices for a range of claims could not be written: its claims wait for the price job');
+      }
+    }
+  }
+
   /** A wake brings the next round forward, at most once a second: a backfill reports many ranges a second. */
   function untilWokenRound(): number {
     return Math.max(0, lastWokenRound + MIN_WOKEN_ROUND_INTERVAL_MS - now());
@@ -251,6 +290,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       running = loop();
     },
     runOnce,
+    prepare,
     wake() {
       woken = true;
       const sleeping = endSleep;

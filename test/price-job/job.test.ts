@@ -283,6 +283,33 @@ describe('the price job', () => {
     await expect.poll(stored, { timeout: 5000 }).toEqual([{ usd: '4.000000', eth: '1000000000000000', pending: false }]);
   });
 
+  it("prepares a range's claims: their hours' prices first, so they are valued as they are written", async () => {
+    // Two claims in one hour, one in the next.
+    const hour = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
+    const claimedAt = [new Date(hour + 300_000), new Date(hour + 900_000), new Date(hour + HOUR + 300_000)];
+    for (const at of claimedAt) prices([{ at: (at.getTime() - 15 * 60_000) / 1000, usd: 2, eth: 4000 }]);
+    await job.prepare(CHAIN, { times: claimedAt, assets: [asset.toUpperCase().replace('0X', '0x')] });
+    // One request per hour, at a quarter of an hour before its earliest claim, for the assets and ether.
+    const asked = standIn.requests.filter((request) => request.endpoint === 'historical');
+    expect(asked.map((request) => request.timestamp! * 1000)).toEqual([claimedAt[0]!.getTime() - 15 * 60_000, claimedAt[2]!.getTime() - 15 * 60_000]);
+    expect(asked[0]?.coins.sort()).toEqual([`base:${asset}`, 'coingecko:ethereum'].sort());
+    await writeClaims(claimedAt);
+    expect((await stored()).every((claim) => !claim.pending)).toBe(true);
+    // The same hours again, for later claims: nothing asked.
+    await job.prepare(CHAIN, { times: [new Date(claimedAt[2]!.getTime() + 60_000)], assets: [asset] });
+    expect(standIn.requests.filter((request) => request.endpoint === 'historical')).toHaveLength(2);
+  });
+
+  it('prepares nothing, and throws nothing, when the source fails: the claims wait, the source backs off', async () => {
+    standIn.setFault({ kind: 'status', status: 503 });
+    await expect(job.prepare(CHAIN, { times: [new Date(Date.now() - HOUR)], assets: [asset] })).resolves.toBeUndefined();
+    expect(await registry.metrics()).toMatch(/price_source_errors_total\{source="defillama",kind="unavailable"\} 1/);
+    // Backing off: the next range is not held up by another request.
+    const asked = standIn.requests.length;
+    await job.prepare(CHAIN, { times: [new Date(Date.now() - HOUR)], assets: [asset] });
+    expect(standIn.requests.length).toBe(asked);
+  });
+
   it('runs rounds by itself once started, and close() stops it', async () => {
     prices([{ at: Math.floor(nowS()) - 30, usd: 1.5, eth: 3000 }]);
     job = newJob({ pollMs: 10 }, 2000, Date.now);
