@@ -19,8 +19,8 @@ import { scenarios } from './scenarios.js';
  * (the list, a campaign by id, trending 24h, in turn) drive the API server, whose throughput while
  * the revaluation runs is compared with its throughput just before, in the same run.
  *
- * Targets: the revaluation alone under 10 s; reads keep at least 0.7 of their throughput while it
- * runs (its time under reads is reported: it gets the share of the cores the reads leave).
+ * Targets: the revaluation under 10 s, alone and under the reads; the reads keep at least 0.7 of
+ * their throughput while it runs (medians of three rounds).
  */
 
 const { values } = parseArgs({
@@ -128,27 +128,33 @@ try {
   const throughput = (result: autocannon.Result) => (result['2xx'] + result.non2xx) / result.duration;
 
   await load(3).done; // warm-up
-  const earliest = await makeThemWait(database);
-  const quotes = await latePrices(database, new Date(earliest.getTime() - 60_000));
-  const before = throughput(await load(Number(values.duration)).done);
-
-  const during = load(600);
-  const started = performance.now();
-  const result = await writePrices(database, quotes);
-  const loadedSeconds = (performance.now() - started) / 1000;
-  during.stop();
-  const duringResult = await during.done;
-  const ratio = throughput(duringResult) / before;
+  // Three rounds; the median of each figure (one round moves with what the machine does meanwhile).
+  const rounds: { before: number; during: number; seconds: number; valued: number; non2xx: number; errors: number }[] = [];
+  for (let round = 0; round < 3; round++) {
+    const earliest = await makeThemWait(database);
+    const quotes = await latePrices(database, new Date(earliest.getTime() - 60_000));
+    const before = throughput(await load(Number(values.duration)).done);
+    const during = load(600);
+    const started = performance.now();
+    const result = await writePrices(database, quotes);
+    const seconds = (performance.now() - started) / 1000;
+    during.stop();
+    const duringResult = await during.done;
+    rounds.push({ before, during: throughput(duringResult), seconds, valued: result.valued, non2xx: duringResult.non2xx, errors: duringResult.errors });
+    log(`  round ${round + 1}: ${result.valued} claims in ${seconds.toFixed(2)} s under reads; reads ${Math.round(before)} -> ${Math.round(throughput(duringResult))} req/s`);
+  }
+  const median = (pick: (round: (typeof rounds)[number]) => number) => rounds.map(pick).sort((a, b) => a - b)[1]!;
+  const ratio = median((round) => round.during / round.before);
+  const loadedSeconds = median((round) => round.seconds);
 
   const target = (met: boolean) => (met ? 'met' : 'NOT met');
   log(
-    `\nrevaluation: ${result.valued.toLocaleString('en-US')} claims in ${alone.seconds.toFixed(2)} s alone, ${loadedSeconds.toFixed(2)} s under reads ` +
-      `(target < 10 s alone: ${target(alone.seconds < 10)}; under reads it shares the cores with them)\n` +
-      `reads (list, detail, trending 24h in turn, ${connections} connections): ${Math.round(before)} req/s before, ` +
-      `${Math.round(throughput(duringResult))} req/s while revaluing = ${ratio.toFixed(2)} (target >= 0.7: ${target(ratio >= 0.7)}); ` +
-      `non-2xx during: ${duringResult.non2xx}, errors: ${duringResult.errors}`,
+    `\nrevaluation: ${rounds[0]!.valued.toLocaleString('en-US')} claims in ${alone.seconds.toFixed(2)} s alone, ${loadedSeconds.toFixed(2)} s under reads (median of 3) ` +
+      `(target < 10 s: ${target(alone.seconds < 10 && loadedSeconds < 10)})\n` +
+      `reads (list, detail, trending 24h in turn, ${connections} connections) while revaluing, against just before: ${ratio.toFixed(2)} (median of 3; target >= 0.7: ${target(ratio >= 0.7)}); ` +
+      `non-2xx: ${rounds.reduce((sum, round) => sum + round.non2xx, 0)}, errors: ${rounds.reduce((sum, round) => sum + round.errors, 0)}`,
   );
-  if (alone.seconds >= 10 || ratio < 0.7) process.exitCode = 1;
+  if (alone.seconds >= 10 || loadedSeconds >= 10 || ratio < 0.7) process.exitCode = 1;
 } finally {
   await stop(server);
   await database.close();
