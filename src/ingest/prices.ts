@@ -86,28 +86,50 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
       refused.push({ quote: wellFormed[index]!, reason: `price ${row.price_usd} is more than ${MAX_PRICE_JUMP}x away from ${nearest}, the nearest known` });
       return false;
     });
-    if (accepted.length === 0) return { written: 0, refused, stored: [] };
+    if (accepted.length === 0) return { written: 0, refused, accepted };
 
-    // What was stored, per chain: its tokens and its time span (a quote stored before is no news).
-    const stored = await session.query<{ chain_id: number; addresses: string[]; written: number; from: string; to: string }>(
+    const [{ written } = { written: 0 }] = await session.query<{ written: number }>(
       sql`WITH written AS (
             INSERT INTO token_prices (chain_id, address, at, source, price_usd)
             SELECT q.chain_id, q.address, q.at, q.source, q.price_usd
               FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb)
                    AS q(chain_id int, address text, at timestamptz, source text, price_usd numeric)
             ON CONFLICT (chain_id, address, at, source) DO NOTHING
-            RETURNING chain_id, address, at)
-          SELECT chain_id, array_agg(DISTINCT address) AS addresses, count(*)::int AS written, min(at)::text AS "from", max(at)::text AS "to"
-            FROM written GROUP BY chain_id ORDER BY chain_id`,
+            RETURNING 1)
+          SELECT count(*)::int AS written FROM written`,
     );
-    const written = stored.reduce((sum, chain) => sum + chain.written, 0);
     await followNewestPrices(session, accepted);
     await options.beforeCommit?.(session);
-    return { written, refused, stored };
+    return { written, refused, accepted };
   });
+  // Every accepted quote's span, stored before or not: a revaluation cut short (a crash, a timeout)
+  // leaves claims waiting that the same price, written again, values.
   let valued = 0;
-  for (const chain of result.stored) valued += await revalue(database, chain);
+  for (const span of spans(result.accepted)) valued += await revalue(database, span);
   return { written: result.written, refused: result.refused, valued };
+}
+
+interface Span {
+  chain_id: number;
+  addresses: string[];
+  from: string;
+  to: string;
+}
+
+/** Per chain: the tokens quoted and the earliest and latest time of their quotes. */
+function spans(quotes: readonly { chain_id: number; address: string; at: string }[]): Span[] {
+  const byChain = new Map<number, { addresses: Set<string>; from: string; to: string }>();
+  for (const quote of quotes) {
+    const span = byChain.get(quote.chain_id);
+    if (!span) byChain.set(quote.chain_id, { addresses: new Set([quote.address]), from: quote.at, to: quote.at });
+    else {
+      span.addresses.add(quote.address);
+      // ISO strings of one format order as their times.
+      if (quote.at < span.from) span.from = quote.at;
+      if (quote.at > span.to) span.to = quote.at;
+    }
+  }
+  return [...byChain].map(([chain_id, span]) => ({ chain_id, addresses: [...span.addresses], from: span.from, to: span.to }));
 }
 
 /**
@@ -123,7 +145,7 @@ const REVALUE_CHUNK = 10_000;
  * (the chain's lock ordered it after the prices), one written before is waiting and committed, so
  * a chunk finds it.
  */
-async function revalue(database: DatabaseHandle, chain: { chain_id: number; addresses: string[]; from: string; to: string }): Promise<number> {
+async function revalue(database: DatabaseHandle, chain: Span): Promise<number> {
   let valued = 0;
   let after: { at: string; id: string } | null = null;
   for (;;) {

@@ -126,6 +126,17 @@ describe('claims valued from the price history', () => {
     expect(summary).toEqual({ pending: 0, usd: '9000.000000' });
   });
 
+  it('values the claims a revaluation cut short left waiting when the same price is written again', async () => {
+    const prices = [quote(asset, minutes(-10), '2'), quote(NATIVE_TOKEN_ADDRESS, minutes(-10), '4000')];
+    await writePrices(database, prices);
+    await writeClaims([{ amount: '1500000', at: T }]);
+    // As a crash after the prices committed and before their revaluation would leave it.
+    await database.db.execute(sql`UPDATE claims SET usd_value = 0, eth_value_wei = 0, value_pending = true`);
+    const again = await writePrices(database, prices);
+    expect(again).toMatchObject({ written: 0, valued: 1 });
+    expect(await stored()).toEqual([{ usd: '3.000000', eth: '750000000000000', pending: false }]);
+  });
+
   it('refuses a price that is not a positive decimal or jumps more than the bound from its neighbour, and stores the rest', async () => {
     await writePrices(database, [quote(asset, minutes(-60), '2')]);
     const result = await writePrices(database, [
