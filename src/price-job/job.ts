@@ -124,6 +124,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
   let running: Promise<void> | null = null;
   let round: Promise<PriceRound> | null = null;
   let woken = false;
+  let newestRead = false;
   let endSleep: (() => void) | null = null;
   /** When a wake last started a round early. */
   let lastWokenRound = Number.NEGATIVE_INFINITY;
@@ -202,7 +203,11 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     }
     if (metrics) {
       metrics.claimsWaiting(await claimsWaiting(database));
-      metrics.newest(await newestPrices(database, await tokensToQuote(database, settings.chains)), now());
+      // The newest prices move only when prices are written: read again then, not every round.
+      if (total.written > 0 || !newestRead) {
+        metrics.newest(await newestPrices(database, await tokensToQuote(database, settings.chains)));
+        newestRead = true;
+      }
     }
     return total;
   }

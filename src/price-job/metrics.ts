@@ -7,6 +7,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
  */
 export class PriceMetrics {
   private readonly age: Gauge;
+  private newestAt: readonly { chainId: number; address: string; at: Date }[] = [];
   private readonly errors: Counter;
   private readonly writtenQuotes: Counter;
   private readonly refusedQuotes: Counter;
@@ -15,11 +16,18 @@ export class PriceMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const newest = () => this.newestAt;
     this.age = new Gauge({
       name: 'price_newest_age_seconds',
       help: "Age of the newest price in the history of each token the job prices (the native token is 0x000…000)",
       labelNames: ['chain_id', 'token'],
       registers,
+      // The age as of the scrape: the newest prices change only when prices are written.
+      collect() {
+        this.reset();
+        const nowMs = Date.now();
+        for (const price of newest()) this.set({ chain_id: String(price.chainId), token: price.address }, Math.max(0, (nowMs - price.at.getTime()) / 1000));
+      },
     });
     this.errors = new Counter({ name: 'price_source_errors_total', help: 'Failed requests to a price source, by kind (rate-limited, unavailable, bad-answer)', labelNames: ['source', 'kind'], registers });
     this.writtenQuotes = new Counter({ name: 'price_quotes_written_total', help: 'Prices stored in the history, by source', labelNames: ['source'], registers });
@@ -53,8 +61,8 @@ export class PriceMetrics {
     this.waiting.set(count);
   }
 
-  newest(prices: readonly { chainId: number; address: string; at: Date }[], nowMs: number): void {
-    this.age.reset();
-    for (const price of prices) this.age.set({ chain_id: String(price.chainId), token: price.address }, Math.max(0, (nowMs - price.at.getTime()) / 1000));
+  /** The time of each token's newest price (the gauge says its age when scraped). */
+  newest(prices: readonly { chainId: number; address: string; at: Date }[]): void {
+    this.newestAt = prices;
   }
 }
