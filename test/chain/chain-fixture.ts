@@ -12,7 +12,7 @@ import {
   userAddress,
 } from '../../scripts/chain/local-chain.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { createIndexer, type IndexerSettings } from '../../src/indexer/indexer.js';
+import { createIndexer, type IndexerHooks, type IndexerSettings } from '../../src/indexer/indexer.js';
 import { writePrices } from '../../src/ingest/prices.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
 import { ingest } from '../../src/ingest/write.js';
@@ -95,12 +95,13 @@ export async function makeClaims(chain: LocalChain, deployed: Deployed) {
 
 export const SETTINGS: IndexerSettings = { confirmations: 0, blockRange: 2000, pollMs: 50, reorgDepth: 256, rpcTimeoutMs: 5000, baseBackoffMs: 20, maxBackoffMs: 200 };
 
-export async function indexOnce(chain: LocalChain, core: Address, database: DatabaseHandle, settings: Partial<IndexerSettings> = {}) {
+export async function indexOnce(chain: LocalChain, core: Address, database: DatabaseHandle, settings: Partial<IndexerSettings> = {}, hooks: IndexerHooks = {}) {
   const indexer = createIndexer(
     [{ chainId: chain.chainId, rpcUrl: chain.url, cores: [{ address: core, startBlock: 0n }] }],
     database,
     { ...SETTINGS, ...settings },
     pino({ level: process.env.INDEXER_TEST_LOG ?? 'silent' }),
+    hooks,
   );
   await indexer.run({ once: true });
 }
