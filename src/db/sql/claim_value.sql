@@ -31,9 +31,20 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                ORDER BY p.at DESC, (p.source = 'import') DESC
                LIMIT 1) AS asset ON true) AS usd
     LEFT JOIN LATERAL (
-      SELECT p.price_usd AS price FROM token_prices AS p
-       WHERE p.chain_id = p_chain_id AND p.address IN ('0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
-         AND p.at <= p_at AND p.at >= p_at - interval '2 hours'
-       ORDER BY p.at DESC, (p.source = 'import') DESC, p.address
+      -- The newest price of each of the two names, each found at the end of its own index range
+      -- (with both names in one condition, the scan reads every price of the chain's two hours).
+      SELECT n.price FROM (
+        (SELECT p.price_usd AS price, p.at, p.source = 'import' AS imported, p.address FROM token_prices AS p
+          WHERE p.chain_id = p_chain_id AND p.address = '0x0000000000000000000000000000000000000000'
+            AND p.at <= p_at AND p.at >= p_at - interval '2 hours'
+          ORDER BY p.at DESC, (p.source = 'import') DESC
+          LIMIT 1)
+        UNION ALL
+        (SELECT p.price_usd, p.at, p.source = 'import', p.address FROM token_prices AS p
+          WHERE p.chain_id = p_chain_id AND p.address = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'
+            AND p.at <= p_at AND p.at >= p_at - interval '2 hours'
+          ORDER BY p.at DESC, (p.source = 'import') DESC
+          LIMIT 1)) AS n
+       ORDER BY n.at DESC, n.imported DESC, n.address
        LIMIT 1) AS native ON true;
 $$;

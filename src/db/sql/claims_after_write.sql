@@ -91,10 +91,34 @@ BEGIN
 
   PERFORM set_config('campaign_service.claims_writing', 'on', true);
   -- Each update returns the campaigns whose incentives it changed, and those where an incentive's
-  -- "spent" state (claim limit or budget reached) differs before and after it. An update of claims
-  -- runs both; a campaign crossed by either is refreshed, and refresh_campaign_flags() writes only
-  -- flags that end up different.
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+  -- "spent" state (claim limit or budget reached) differs before and after it; a campaign crossed is
+  -- refreshed, and refresh_campaign_flags() writes only flags that end up different. An update of
+  -- claims adds the new rows and takes away the old ones in one update of each incentive: a second
+  -- update of the same rows would write each incentive twice and check its campaign's key again (the
+  -- rows are the transaction's own by then), the bulk of what revaluing a chunk of claims costs.
+  IF TG_OP = 'UPDATE' THEN
+    WITH updated AS (
+      UPDATE incentives AS i
+         SET total_claims = i.total_claims + d.claim_count,
+             total_amount_claimed = i.total_amount_claimed + d.amount,
+             total_usd_claimed = i.total_usd_claimed + d.usd
+        FROM (SELECT change.campaign_key, change.incentive_position,
+                     sum(change.claim_count) AS claim_count, sum(change.amount) AS amount, sum(change.usd) AS usd
+                FROM (SELECT n.campaign_key, n.incentive_position, 1 AS claim_count, n.amount, n.usd_value AS usd FROM new_claims AS n
+                      UNION ALL
+                      SELECT o.campaign_key, o.incentive_position, -1, -o.amount, -o.usd_value FROM old_claims AS o) AS change
+               GROUP BY change.campaign_key, change.incentive_position) AS d
+       WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
+      RETURNING i.campaign_key,
+                (coalesce(i.total_claims >= i.claim_limit, false) OR coalesce(i.total_amount_claimed >= i.total_budget, false))
+                IS DISTINCT FROM
+                (coalesce(i.total_claims - d.claim_count >= i.claim_limit, false)
+                 OR coalesce(i.total_amount_claimed - d.amount >= i.total_budget, false)) AS crossed_limit)
+    SELECT coalesce(array_agg(campaign_key), '{}'),
+           coalesce(array_agg(campaign_key) FILTER (WHERE updated.crossed_limit), '{}')
+      INTO changed, crossed
+      FROM updated;
+  ELSIF TG_OP = 'INSERT' THEN
     WITH updated AS (
       UPDATE incentives AS i
          SET total_claims = i.total_claims + d.claim_count,
@@ -112,8 +136,7 @@ BEGIN
            crossed || coalesce(array_agg(campaign_key) FILTER (WHERE updated.crossed_limit), '{}')
       INTO changed, crossed
       FROM updated;
-  END IF;
-  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+  ELSIF TG_OP = 'DELETE' THEN
     WITH updated AS (
       UPDATE incentives AS i
          SET total_claims = i.total_claims - d.claim_count,

@@ -7,7 +7,9 @@
 -- id) order (all of them when p_limit is NULL, from the first when p_after_at is NULL); it returns how
 -- many it valued, how many it looked at, and the last one, where the next chunk starts. Each chunk is
 -- short, so that readers and writers of the claims share the machine with a long revaluation. The
--- update goes through claims_after_write(), so totals, documents and the claim feed follow.
+-- update goes through claims_after_write(), so totals, documents and the claim feed follow. The chunk
+-- carries what valuing needs, so that the claims are read once more only by the update, by key (a
+-- second join back to claims was planned as a scan of the whole table).
 CREATE OR REPLACE FUNCTION revalue_claims(
   p_chain_id integer, p_addresses text[], p_from timestamptz, p_to timestamptz,
   p_after_at timestamptz, p_after_id bigint, p_limit integer
@@ -18,17 +20,16 @@ DECLARE
   all_assets boolean := p_addresses && ARRAY['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'];
 BEGIN
   WITH chunk AS (
-    SELECT c.id, c.claimed_at FROM claims AS c
+    SELECT c.id, c.claimed_at, c.chain_id, c.campaign_key, c.incentive_position, c.amount FROM claims AS c
      WHERE c.value_pending AND c.chain_id = p_chain_id AND c.claimed_at BETWEEN p_from AND p_to + interval '2 hours'
        AND (p_after_at IS NULL OR (c.claimed_at, c.id) > (p_after_at, p_after_id))
      ORDER BY c.claimed_at, c.id
      LIMIT p_limit
   ), priced AS (
-    SELECT c.id, v.usd_value, v.eth_value_wei
+    SELECT k.id, v.usd_value, v.eth_value_wei
       FROM chunk AS k
-      JOIN claims AS c ON c.id = k.id
-      JOIN incentives AS i ON i.campaign_key = c.campaign_key AND i.position = c.incentive_position
-      CROSS JOIN LATERAL claim_value(c.chain_id, i.asset_address, c.amount, c.claimed_at) AS v
+      JOIN incentives AS i ON i.campaign_key = k.campaign_key AND i.position = k.incentive_position
+      CROSS JOIN LATERAL claim_value(k.chain_id, i.asset_address, k.amount, k.claimed_at) AS v
      WHERE all_assets OR i.asset_address = ANY (p_addresses)
   ), updated AS (
     UPDATE claims AS c
