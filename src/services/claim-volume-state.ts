@@ -102,11 +102,18 @@ export interface ContractVolume {
 /**
  * One bucket per ten minutes: a week is ~1,000 buckets (five heap objects each, where one a minute
  * made 50,000 of them for every full collection to trace); a bucket's contributions are searched
- * by binary search, and a claim that arrives out of time order moves a bucket's later ones (about
- * a thousand at a million claims a week).
+ * by binary search, and the claims that arrive together are merged into it in one pass, moving its
+ * later contributions once.
  */
 const BUCKET_US = 600_000_000;
 const FIRST_CAPACITY = 16;
+
+/** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros. */
+interface PendingContributions {
+  offsets: number[];
+  rows: number[];
+  usd: number[];
+}
 
 /**
  * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
@@ -131,27 +138,34 @@ class Bucket {
     return this.usd.length;
   }
 
-  /** Room for one more, doubling the buffer when it is full. */
-  reserve(): void {
-    if (this.length === this.usd.length) this.allocate(this.usd.length * 2);
-  }
-
   /** Room for `count` more at least, in one buffer of that size. */
   reserveFor(count: number): void {
     if (this.length + count > this.usd.length) this.allocate(this.length + count);
   }
 
-  /** Inserts a contribution at `position`, after moving the later ones up. */
-  insert(position: number, offsetUs: number, signedRow: number, usd: number): void {
-    if (position < this.length) {
-      this.offsets.copyWithin(position + 1, position, this.length);
-      this.rows.copyWithin(position + 1, position, this.length);
-      this.usd.copyWithin(position + 1, position, this.length);
+  /**
+   * Inserts contributions given in time order (equal times in the order they came), each after the
+   * ones of its time already here, in one pass from the end: a revaluation's thousands of claims in
+   * the middle of a bucket move its later contributions once, not once per claim.
+   */
+  merge(incoming: PendingContributions): void {
+    const count = incoming.offsets.length;
+    if (this.length + count > this.usd.length) this.allocate(Math.max(this.length + count, this.usd.length * 2));
+    const { offsets, rows, usd } = this;
+    let held = this.length - 1;
+    let target = this.length + count - 1;
+    for (let next = count - 1; next >= 0; next--, target--) {
+      const offsetUs = incoming.offsets[next]!;
+      for (; held >= 0 && offsets[held]! > offsetUs; held--, target--) {
+        offsets[target] = offsets[held]!;
+        rows[target] = rows[held]!;
+        usd[target] = usd[held]!;
+      }
+      offsets[target] = offsetUs;
+      rows[target] = incoming.rows[next]!;
+      usd[target] = incoming.usd[next]!;
     }
-    this.offsets[position] = offsetUs;
-    this.rows[position] = signedRow;
-    this.usd[position] = usd;
-    this.length++;
+    this.length += count;
   }
 
   /** Gives back the room doubling left: a loaded bucket of a past time rarely gets another claim. */
@@ -233,7 +247,9 @@ export class ClaimVolumeState {
 
   /** Adds claims (sign 1) or removes them (sign -1), whatever their time. */
   apply(contributions: Iterable<ClaimContribution>): void {
-    for (const contribution of contributions) this.applyOne(contribution);
+    const pending = new Map<number, PendingContributions>();
+    for (const contribution of contributions) this.applyOne(contribution, pending);
+    for (const [index, incoming] of pending) this.store(index, incoming);
     this.publish();
   }
 
@@ -389,11 +405,17 @@ export class ClaimVolumeState {
     return volumes;
   }
 
-  private applyOne({ campaignKey, publicId, claimedAtUs, usdMicros, sign }: ClaimContribution): void {
+  private applyOne({ campaignKey, publicId, claimedAtUs, usdMicros, sign }: ClaimContribution, pending: Map<number, PendingContributions>): void {
     // Out of every window now and, as time only moves forward, for good.
     if (claimedAtUs <= this.nowUs - LONGEST_US) return;
     const row = this.rowFor(campaignKey, publicId);
-    this.store(claimedAtUs, sign * (row + 1), sign * usdMicros);
+    const index = Math.floor(claimedAtUs / BUCKET_US);
+    let incoming = pending.get(index);
+    if (!incoming) pending.set(index, (incoming = { offsets: [], rows: [], usd: [] }));
+    // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
+    incoming.offsets.push(Math.round(claimedAtUs - index * BUCKET_US));
+    incoming.rows.push(sign * (row + 1));
+    incoming.usd.push(sign * usdMicros);
     if (claimedAtUs > this.nowUs) return;
     for (let window = 0; window < WINDOW_COUNT; window++) {
       if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, sign * usdMicros);
@@ -478,19 +500,15 @@ export class ClaimVolumeState {
     this.dirty.clear();
   }
 
-  private store(atUs: number, signedRow: number, usd: number): void {
-    const index = Math.floor(atUs / BUCKET_US);
+  /** Stores one bucket's new contributions, sorted by time first (a load's chunk comes in campaign order). */
+  private store(index: number, incoming: PendingContributions): void {
     let bucket = this.buckets.get(index);
     if (!bucket) {
-      bucket = new Bucket(index * BUCKET_US);
+      bucket = new Bucket(index * BUCKET_US, Math.max(FIRST_CAPACITY, incoming.offsets.length));
       this.buckets.set(index, bucket);
     }
-    bucket.reserve();
-    // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
-    const offsetUs = Math.round(atUs - bucket.startUs);
-    // Claims mostly arrive in time order: the insertion point is usually the end.
-    bucket.insert(upperBound(bucket, offsetUs), offsetUs, signedRow, usd);
-    this.contributionCount++;
+    bucket.merge(inTimeOrder(incoming));
+    this.contributionCount += incoming.offsets.length;
   }
 
   /** Calls `visit` for every contribution in (fromUs, toUs]. */
@@ -606,6 +624,16 @@ function grow<T extends Int32Array | Float64Array>(column: T, size: number): T {
 const CONTRACT_SLOTS = 2 ** 21;
 
 /** The first position whose offset in the bucket is greater than `offsetUs`. */
+/** The contributions sorted by offset, equal offsets in the order they came (a live poll's are sorted already). */
+function inTimeOrder(incoming: PendingContributions): PendingContributions {
+  const { offsets, rows, usd } = incoming;
+  let sorted = true;
+  for (let at = 1; at < offsets.length && sorted; at++) sorted = offsets[at - 1]! <= offsets[at]!;
+  if (sorted) return incoming;
+  const order = Array.from(offsets.keys()).sort((a, b) => offsets[a]! - offsets[b]! || a - b);
+  return { offsets: order.map((at) => offsets[at]!), rows: order.map((at) => rows[at]!), usd: order.map((at) => usd[at]!) };
+}
+
 function upperBound(bucket: Bucket, offsetUs: number): number {
   const { offsets } = bucket;
   let low = 0;

@@ -14,10 +14,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const CAMPAIGNS = 4;
 
-type Step =
-  | { kind: 'add'; campaign: number; offsetUs: number; usdMicros: number }
-  | { kind: 'remove'; pick: number }
-  | { kind: 'advance'; ms: number };
+type AddStep = { kind: 'add'; campaign: number; offsetUs: number; usdMicros: number };
+type RemoveStep = { kind: 'remove'; pick: number };
+/** Additions and removals applied at once, in the order given, as one poll of the feed brings them. */
+type BatchStep = { kind: 'batch'; changes: (AddStep | RemoveStep)[] };
+type Step = AddStep | RemoveStep | BatchStep | { kind: 'advance'; ms: number };
 
 /** Offsets near every window edge of the instants the scenario can reach, in microseconds. */
 const offsetUs = fc.oneof(
@@ -25,15 +26,22 @@ const offsetUs = fc.oneof(
   fc.constantFrom(...WINDOW_NAMES.flatMap((name) => [0, -CLAIM_WINDOWS[name] * 1000]).flatMap((at) => [at - 1, at, at + 1])),
 );
 
+const addStep = (offsets: fc.Arbitrary<number>): fc.Arbitrary<AddStep> =>
+  fc.record({
+    kind: fc.constant('add' as const),
+    campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+    offsetUs: offsets,
+    usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+  });
+const removeStep: fc.Arbitrary<RemoveStep> = fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() });
+const batchStep = (offsets: fc.Arbitrary<number>): fc.Arbitrary<BatchStep> =>
+  fc.record({ kind: fc.constant('batch' as const), changes: fc.array(fc.oneof({ weight: 3, arbitrary: addStep(offsets) }, { weight: 1, arbitrary: removeStep }), { maxLength: 30 }) });
+
 const steps = (offsets: fc.Arbitrary<number>): fc.Arbitrary<Step> =>
   fc.oneof(
-    fc.record({
-      kind: fc.constant('add' as const),
-      campaign: fc.nat({ max: CAMPAIGNS - 1 }),
-      offsetUs: offsets,
-      usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
-    }),
-    fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+    addStep(offsets),
+    removeStep,
+    batchStep(offsets),
     fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.constantFrom(1, HOUR, DAY, 8 * DAY)) }),
   );
 const step = steps(offsetUs);
@@ -41,17 +49,11 @@ const step = steps(offsetUs);
  * Claims crowded into the minutes at now and at the hour's edge, the clock moving by seconds: minute
  * buckets fill past their first capacity, and claims land between others already stored.
  */
+const crowdedOffsetUs = fc.oneof(fc.integer({ min: -30_000_000, max: 30_000_000 }), fc.integer({ min: -HOUR * 1000 - 30_000_000, max: -HOUR * 1000 + 30_000_000 }));
 const crowdedStep: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      kind: fc.constant('add' as const),
-      campaign: fc.nat({ max: CAMPAIGNS - 1 }),
-      offsetUs: fc.oneof(fc.integer({ min: -30_000_000, max: 30_000_000 }), fc.integer({ min: -HOUR * 1000 - 30_000_000, max: -HOUR * 1000 + 30_000_000 })),
-      usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+  { weight: 8, arbitrary: addStep(crowdedOffsetUs) },
+  { weight: 1, arbitrary: removeStep },
+  { weight: 2, arbitrary: batchStep(crowdedOffsetUs) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }) },
 );
 
@@ -201,20 +203,26 @@ function checkScenario(scenario: Step[]): void {
       // What a load does once its claims are in: the buckets give back their spare room.
       state.trim();
     }
-    if (current.kind === 'add') {
-      const claim: ClaimContribution = {
-        campaignKey: 100 + current.campaign,
-        publicId: `8453:0xcore:${current.campaign}`,
-        claimedAtUs: nowMs * 1000 + current.offsetUs,
-        usdMicros: current.usdMicros,
-        sign: 1,
-      };
-      claims.push(claim);
-      state.apply([claim]);
-    } else if (current.kind === 'remove') {
-      if (claims.length === 0) continue;
-      const [removed] = claims.splice(current.pick % claims.length, 1);
-      state.apply([{ ...removed!, sign: -1 }]);
+    if (current.kind === 'add' || current.kind === 'remove' || current.kind === 'batch') {
+      const changes = current.kind === 'batch' ? current.changes : [current];
+      const applied: ClaimContribution[] = [];
+      for (const change of changes) {
+        if (change.kind === 'add') {
+          const claim: ClaimContribution = {
+            campaignKey: 100 + change.campaign,
+            publicId: `8453:0xcore:${change.campaign}`,
+            claimedAtUs: nowMs * 1000 + change.offsetUs,
+            usdMicros: change.usdMicros,
+            sign: 1,
+          };
+          claims.push(claim);
+          applied.push(claim);
+        } else if (claims.length > 0) {
+          const [removed] = claims.splice(change.pick % claims.length, 1);
+          applied.push({ ...removed!, sign: -1 });
+        }
+      }
+      state.apply(applied);
     } else {
       nowMs += current.ms;
       state.advanceTo(nowMs);
