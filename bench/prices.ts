@@ -15,7 +15,7 @@ import { scenarios } from './scenarios.js';
  * The newest `--waiting` claims of a seeded data set that pay a token are moved into the last hour
  * and made to wait for a price (value 0, value_pending); then one write of late prices (each of
  * their assets and each chain's native token, quoted just before that hour) values them all, through
- * the write path (src/ingest/prices.ts), in one transaction. Measured twice: alone, and while reads
+ * the write path (src/ingest/prices.ts), a chunk of claims a transaction. Measured twice: alone, and while reads
  * (the list, a campaign by id, trending 24h, in turn) drive the API server, whose throughput while
  * the revaluation runs is compared with its throughput just before, in the same run.
  *

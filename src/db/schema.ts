@@ -728,8 +728,10 @@ const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' 
 
 /**
  * Every change to the claims that claim volumes depend on, in the writing transaction (trigger
- * `claims_after_write`): +1 for a claim added, -1 for one removed, both for an update; a row with
- * `sign` 0 says the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
+ * `claims_after_write`): +1 for a claim added, -1 for one removed, both for an update that moves a
+ * claim to another campaign or instant; `sign` 0 with a campaign for an update of a claim's value
+ * alone (`usd_value` is then the difference, and the count stays); `sign` 0 without a campaign says
+ * the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
  * `xid` is the writer's transaction: a reader that saved `pg_current_snapshot()` finds exactly the
  * changes committed since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers
  * commit in. Rows are pruned once every reader must have seen them (see `claim_change_marks`).
@@ -752,7 +754,7 @@ export const claimChanges = pgTable(
     index('claim_changes_xid_idx').on(table.xid),
     check(
       'claim_changes_shape',
-      sql`(sign IN (-1, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL)
+      sql`(sign IN (-1, 0, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL)
           OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL)`,
     ),
   ],

@@ -45,6 +45,8 @@ function malformed(quote: PriceQuote): string | undefined {
 export interface WritePricesOptions {
   /** Runs last in the transaction, before it commits (tests hold a write open with it). */
   beforeCommit?: (session: BulkSession) => Promise<void>;
+  /** Claims a revaluation chunk takes (tests cross chunk ends with few claims). */
+  revalueChunk?: number;
 }
 
 export async function writePrices(database: DatabaseHandle, quotes: readonly PriceQuote[], options: WritePricesOptions = {}): Promise<PriceWrite> {
@@ -105,7 +107,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
   // Every accepted quote's span, stored before or not: a revaluation cut short (a crash, a timeout)
   // leaves claims waiting that the same price, written again, values.
   let valued = 0;
-  for (const span of spans(result.accepted)) valued += await revalue(database, span);
+  for (const span of spans(result.accepted)) valued += await revalue(database, span, options.revalueChunk ?? REVALUE_CHUNK);
   return { written: result.written, refused: result.refused, valued };
 }
 
@@ -145,24 +147,24 @@ const REVALUE_CHUNK = 10_000;
  * (the chain's lock ordered it after the prices), one written before is waiting and committed, so
  * a chunk finds it.
  */
-async function revalue(database: DatabaseHandle, chain: Span): Promise<number> {
+async function revalue(database: DatabaseHandle, chain: Span, chunkSize: number): Promise<number> {
   let valued = 0;
-  let after: { at: string; id: string } | null = null;
+  let after: { key: number; id: string } | null = null;
   for (;;) {
     const chunkStarted = performance.now();
-    const rows: { valued: string; looked: number; last_at: string | null; last_id: string | null }[] = await queryRows(
+    const rows: { valued: string; looked: number; last_key: number | null; last_id: string | null }[] = await queryRows(
       database.db,
-      sql`SELECT valued::text, looked, last_at::text, last_id::text
+      sql`SELECT valued::text, looked, last_key, last_id::text
             FROM revalue_claims(${chain.chain_id}, ${`{${chain.addresses.join(',')}}`}::text[], ${chain.from}::timestamptz, ${chain.to}::timestamptz,
-                                ${after?.at ?? null}::timestamptz, ${after?.id ?? null}::bigint, ${REVALUE_CHUNK})`,
+                                ${after?.key ?? null}::integer, ${after?.id ?? null}::bigint, ${chunkSize})`,
     );
     const chunk = rows[0];
     valued += Number(chunk?.valued ?? 0);
-    if (!chunk || chunk.looked < REVALUE_CHUNK || chunk.last_at === null || chunk.last_id === null) return valued;
-    after = { at: chunk.last_at, id: chunk.last_id };
-    // A pause of half the chunk's time: a long revaluation takes at most two thirds of a core, and the
-    // API's reads of the same database keep most of their throughput while it runs.
-    await new Promise((resolve) => setTimeout(resolve, (performance.now() - chunkStarted) / 2));
+    if (!chunk || chunk.looked < chunkSize || chunk.last_key === null || chunk.last_id === null) return valued;
+    after = { key: chunk.last_key, id: chunk.last_id };
+    // A pause as long as the chunk took: a long revaluation takes at most half a core, and the API's
+    // reads of the same database keep most of their throughput while it runs.
+    await new Promise((resolve) => setTimeout(resolve, performance.now() - chunkStarted));
   }
 }
 

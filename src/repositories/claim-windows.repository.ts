@@ -68,8 +68,13 @@ export type ClaimLoader = (
 ) => Promise<LoadedClaims>;
 
 /** A change from the feed; `sign` 0 says the claims were reloaded wholesale. */
+/**
+ * A change of the claim feed: a claim added (`sign` 1) or removed (-1), a change of one claim's value
+ * alone (0, `usd_micros` the difference), or, without a campaign, a reload marker (the other fields
+ * null too).
+ */
 export interface ClaimChangeRow {
-  campaign_key: number;
+  campaign_key: number | null;
   public_id: string | null;
   claimed_at_us: number;
   usd_micros: number;

@@ -26,13 +26,16 @@ export interface WindowTotals {
   usdMicros: number;
 }
 
-/** One claim's contribution, or its cancellation (`sign` -1). */
+/**
+ * One claim's contribution (`sign` 1), its cancellation (-1), or a change of its value alone (0:
+ * `usdMicros` is the difference, and the claim counts as before).
+ */
 export interface ClaimContribution {
   campaignKey: number;
   publicId: string;
   claimedAtUs: number;
   usdMicros: number;
-  sign: 1 | -1;
+  sign: 1 | -1 | 0;
 }
 
 // A CommonJS module: Node's ESM loader hands over its exports object, whose `default` is the class;
@@ -107,6 +110,8 @@ export interface ContractVolume {
  */
 const BUCKET_US = 600_000_000;
 const FIRST_CAPACITY = 16;
+/** Marks a stored row as a change of value alone; rows stay far below it. */
+const VALUE_ONLY = 2 ** 30;
 
 /** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros. */
 interface PendingContributions {
@@ -119,7 +124,8 @@ interface PendingContributions {
  * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
  * contribution, a week of a million claims in 16 MB once trimmed): the time as microseconds after
  * the bucket's start (below 600,000,000, exact in an Int32), the row signed by whether the claim
- * counts (+(row + 1)) or cancels one (-(row + 1)), and the signed USD micros.
+ * counts (+(row + 1)), cancels one (-(row + 1)) or changes a value alone (VALUE_ONLY + row + 1), and
+ * the signed USD micros.
  */
 class Bucket {
   length = 0;
@@ -245,7 +251,7 @@ export class ClaimVolumeState {
     return this.contributionCount;
   }
 
-  /** Adds claims (sign 1) or removes them (sign -1), whatever their time. */
+  /** Adds claims (sign 1), removes them (sign -1) or changes their value (sign 0), whatever their time. */
   apply(contributions: Iterable<ClaimContribution>): void {
     const pending = new Map<number, PendingContributions>();
     for (const contribution of contributions) this.applyOne(contribution, pending);
@@ -414,15 +420,16 @@ export class ClaimVolumeState {
     if (!incoming) pending.set(index, (incoming = { offsets: [], rows: [], usd: [] }));
     // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
     incoming.offsets.push(Math.round(claimedAtUs - index * BUCKET_US));
-    incoming.rows.push(sign * (row + 1));
-    incoming.usd.push(sign * usdMicros);
+    const usd = sign === 0 ? usdMicros : sign * usdMicros;
+    incoming.rows.push(sign === 0 ? VALUE_ONLY + row + 1 : sign * (row + 1));
+    incoming.usd.push(usd);
     if (claimedAtUs > this.nowUs) return;
     for (let window = 0; window < WINDOW_COUNT; window++) {
-      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, sign * usdMicros);
+      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, usd);
     }
   }
 
-  /** `usd` is already signed; `sign` says whether a claim enters (+1) or leaves (-1) the count. */
+  /** `usd` is already signed; `sign` says whether a claim enters (+1) or leaves (-1) the count, or neither (0). */
   private add(row: number, window: number, sign: number, usd: number): void {
     this.claims[window]![row]! += sign;
     this.usd[window]![row]! += usd;
@@ -524,7 +531,8 @@ export class ClaimVolumeState {
       for (let position = upperBound(bucket, from); position < bucket.length; position++) {
         if (offsets[position]! > to) break;
         const signedRow = rows[position]!;
-        visit(Math.abs(signedRow) - 1, usd[position]!, Math.sign(signedRow));
+        if (signedRow > VALUE_ONLY) visit(signedRow - VALUE_ONLY - 1, usd[position]!, 0);
+        else visit(Math.abs(signedRow) - 1, usd[position]!, Math.sign(signedRow));
       }
     };
     if (last - first < this.buckets.size) {

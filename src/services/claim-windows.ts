@@ -215,7 +215,7 @@ export class ClaimWindows {
     const result = await this.readFeed(this.position);
     if (result.position.atMs - this.position.atMs > MAX_FEED_GAP_MS) return this.load('behind');
     if (result.changes === undefined) return this.load('large_write');
-    if (result.changes.some((change) => change.sign === 0)) return this.load('bulk_reload');
+    if (result.changes.some((change) => change.campaign_key === null)) return this.load('bulk_reload');
     this.state.apply(result.changes.map(toContribution));
     this.position = result.position;
     this.version = result.version;
@@ -318,13 +318,14 @@ export class ClaimWindows {
   }
 }
 
+/** A change of a claim (reload markers are handled before). */
 function toContribution(row: ClaimChangeRow): ClaimContribution {
   return {
-    campaignKey: row.campaign_key,
+    campaignKey: row.campaign_key!,
     publicId: row.public_id ?? '',
     claimedAtUs: row.claimed_at_us,
     usdMicros: row.usd_micros,
-    sign: row.sign === -1 ? -1 : 1,
+    sign: row.sign,
   };
 }
 

@@ -34,7 +34,7 @@ describe('claim change feed', () => {
       sql`SELECT campaign_key, usd_value::text AS usd_value, sign FROM claim_changes ORDER BY xid, sign, usd_value`,
     );
 
-  it('records an insert, an update that moves a claim, and a delete, each in its writing transaction', async () => {
+  it('records an insert, an update of a value, an update that moves a claim, and a delete, each in its writing transaction', async () => {
     const claim = await insertClaim(database.db, { campaignKey, usdValue: '2.5' });
     expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '2.500000', sign: 1 }]);
     // The campaign's public ID travels with the change: a reader needs no other table.
@@ -44,10 +44,19 @@ describe('claim change feed', () => {
     );
     expect(publicId).toBe(campaignPublicId);
 
+    // The value alone: one change of the value, by the difference; the claim counts as before.
     await database.db.delete(claimChanges);
     await database.db.execute(sql`UPDATE claims SET usd_value = 3 WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '0.500000', sign: 0 }]);
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`UPDATE claims SET usd_value = 1 WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '-2.000000', sign: 0 }]);
+
+    // Moved to another instant (with another value): it leaves where it was and enters where it is.
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`UPDATE claims SET claimed_at = claimed_at - interval '1 hour', usd_value = 3 WHERE id = ${claim.id}`);
     expect(await changes()).toEqual([
-      { campaign_key: campaignKey, usd_value: '2.500000', sign: -1 },
+      { campaign_key: campaignKey, usd_value: '1.000000', sign: -1 },
       { campaign_key: campaignKey, usd_value: '3.000000', sign: 1 },
     ]);
 

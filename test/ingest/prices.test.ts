@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
-import { claims, tokenPrices } from '../../src/db/schema.js';
+import { campaigns, claims, tokenPrices } from '../../src/db/schema.js';
 import { exportRecords } from '../../src/ingest/export.js';
 import { MAX_PRICE_JUMP, writePrices } from '../../src/ingest/prices.js';
 import { NATIVE_TOKEN_ADDRESS, type PriceQuote } from '../../src/prices/source.js';
@@ -114,16 +114,25 @@ describe('claims valued from the price history', () => {
     expect(entry?.usdDistributed24Hr).toBe(Number(day!.usd));
   });
 
-  it('values waiting claims a chunk at a time, every one of them, with ties on the time across chunk ends', async () => {
-    // 4,500 claims: more than two chunks; groups of three share a time.
-    await writeClaims(Array.from({ length: 4500 }, (_, n) => ({ amount: '1000000', at: new Date(T.getTime() + Math.floor(n / 3) * 1000) })));
-    const result = await writePrices(database, [quote(asset, minutes(-1), '2'), quote(NATIVE_TOKEN_ADDRESS, minutes(-1), '2000')]);
+  it('values waiting claims a chunk at a time, every one of them, with campaigns across chunk ends', async () => {
+    // 4,500 claims of two campaigns, in chunks of 1,000: each campaign's claims span chunk ends.
+    const other = await insertCampaign(database.db, { chainId: CHAIN, incentives: [erc20Incentive(asset, '1000000', '1000')] });
+    const list = Array.from({ length: 2250 }, (_, n) => ({ amount: '1000000', at: new Date(T.getTime() + Math.floor(n / 3) * 1000) }));
+    await writeClaims(list);
+    await writeUnvaluedClaims(database, CHAIN, other.publicId, list);
+    const result = await writePrices(database, [quote(asset, minutes(-1), '2'), quote(NATIVE_TOKEN_ADDRESS, minutes(-1), '2000')], { revalueChunk: 1000 });
     expect(result.valued).toBe(4500);
-    const [summary] = await queryRows<{ pending: number; usd: string }>(
+    const summary = await queryRows<{ campaign_key: number; pending: number; usd: string; stored: string }>(
       database.db,
-      sql`SELECT count(*) FILTER (WHERE value_pending)::int AS pending, sum(usd_value)::text AS usd FROM claims`,
+      sql`SELECT c.campaign_key, count(*) FILTER (WHERE c.value_pending)::int AS pending, sum(c.usd_value)::text AS usd,
+                 (SELECT i.total_usd_claimed::text FROM incentives AS i WHERE i.campaign_key = c.campaign_key AND i.position = 0) AS stored
+            FROM claims AS c GROUP BY c.campaign_key ORDER BY c.campaign_key`,
     );
-    expect(summary).toEqual({ pending: 0, usd: '9000.000000' });
+    expect(summary).toEqual([
+      { campaign_key: campaign.key, pending: 0, usd: '4500.000000', stored: '4500.000000' },
+      { campaign_key: other.key, pending: 0, usd: '4500.000000', stored: '4500.000000' },
+    ]);
+    await database.db.delete(campaigns).where(eq(campaigns.key, other.key));
   });
 
   it('values the claims a revaluation cut short left waiting when the same price is written again', async () => {

@@ -16,9 +16,11 @@ const CAMPAIGNS = 4;
 
 type AddStep = { kind: 'add'; campaign: number; offsetUs: number; usdMicros: number };
 type RemoveStep = { kind: 'remove'; pick: number };
-/** Additions and removals applied at once, in the order given, as one poll of the feed brings them. */
-type BatchStep = { kind: 'batch'; changes: (AddStep | RemoveStep)[] };
-type Step = AddStep | RemoveStep | BatchStep | { kind: 'advance'; ms: number };
+/** A claim's value changed alone: the feed sends the difference (sign 0). */
+type RevalueStep = { kind: 'revalue'; pick: number; usdMicros: number };
+/** Changes applied at once, in the order given, as one poll of the feed brings them. */
+type BatchStep = { kind: 'batch'; changes: (AddStep | RemoveStep | RevalueStep)[] };
+type Step = AddStep | RemoveStep | RevalueStep | BatchStep | { kind: 'advance'; ms: number };
 
 /** Offsets near every window edge of the instants the scenario can reach, in microseconds. */
 const offsetUs = fc.oneof(
@@ -34,13 +36,25 @@ const addStep = (offsets: fc.Arbitrary<number>): fc.Arbitrary<AddStep> =>
     usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
   });
 const removeStep: fc.Arbitrary<RemoveStep> = fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() });
+const revalueStep: fc.Arbitrary<RevalueStep> = fc.record({
+  kind: fc.constant('revalue' as const),
+  pick: fc.nat(),
+  usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+});
 const batchStep = (offsets: fc.Arbitrary<number>): fc.Arbitrary<BatchStep> =>
-  fc.record({ kind: fc.constant('batch' as const), changes: fc.array(fc.oneof({ weight: 3, arbitrary: addStep(offsets) }, { weight: 1, arbitrary: removeStep }), { maxLength: 30 }) });
+  fc.record({
+    kind: fc.constant('batch' as const),
+    changes: fc.array(
+      fc.oneof({ weight: 3, arbitrary: addStep(offsets) }, { weight: 1, arbitrary: removeStep }, { weight: 2, arbitrary: revalueStep }),
+      { maxLength: 30 },
+    ),
+  });
 
 const steps = (offsets: fc.Arbitrary<number>): fc.Arbitrary<Step> =>
   fc.oneof(
     addStep(offsets),
     removeStep,
+    revalueStep,
     batchStep(offsets),
     fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.constantFrom(1, HOUR, DAY, 8 * DAY)) }),
   );
@@ -53,6 +67,7 @@ const crowdedOffsetUs = fc.oneof(fc.integer({ min: -30_000_000, max: 30_000_000 
 const crowdedStep: fc.Arbitrary<Step> = fc.oneof(
   { weight: 8, arbitrary: addStep(crowdedOffsetUs) },
   { weight: 1, arbitrary: removeStep },
+  { weight: 1, arbitrary: revalueStep },
   { weight: 2, arbitrary: batchStep(crowdedOffsetUs) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }) },
 );
@@ -203,7 +218,7 @@ function checkScenario(scenario: Step[]): void {
       // What a load does once its claims are in: the buckets give back their spare room.
       state.trim();
     }
-    if (current.kind === 'add' || current.kind === 'remove' || current.kind === 'batch') {
+    if (current.kind !== 'advance') {
       const changes = current.kind === 'batch' ? current.changes : [current];
       const applied: ClaimContribution[] = [];
       for (const change of changes) {
@@ -217,9 +232,13 @@ function checkScenario(scenario: Step[]): void {
           };
           claims.push(claim);
           applied.push(claim);
-        } else if (claims.length > 0) {
+        } else if (claims.length > 0 && change.kind === 'remove') {
           const [removed] = claims.splice(change.pick % claims.length, 1);
           applied.push({ ...removed!, sign: -1 });
+        } else if (claims.length > 0 && change.kind === 'revalue') {
+          const at = change.pick % claims.length;
+          applied.push({ ...claims[at]!, usdMicros: change.usdMicros - claims[at]!.usdMicros, sign: 0 });
+          claims[at] = { ...claims[at]!, usdMicros: change.usdMicros };
         }
       }
       state.apply(applied);

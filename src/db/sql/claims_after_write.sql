@@ -4,8 +4,9 @@
 --
 -- 1. The claim change feed (claim_changes) that the readers keeping volumes in memory poll
 --    (src/services/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
---    that moves a claim between campaigns, instants or values. A bulk load (refresh deferred) or a
---    TRUNCATE records one reload marker instead of a row per claim.
+--    that moves a claim between campaigns or instants, the difference (sign 0) for an update of its
+--    value alone. A bulk load (refresh deferred) or a TRUNCATE records one reload marker (sign 0,
+--    no campaign) instead of a row per claim.
 -- 2. The incentives' claim totals: claims are the source of truth for what was paid. Then what the
 --    totals show: the campaigns' campaign_live rows and trending entry versions, and their flags
 --    where an incentive crossed its claim limit or budget (either way). This trigger does that itself
@@ -78,15 +79,20 @@ BEGIN
     SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at, o.usd_value, -1
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
   ELSE
+    -- A claim that moved (another campaign or instant) leaves where it was and enters where it is; a
+    -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
+    -- a revaluation of thousands of claims sends the readers one row a claim, not two.
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
     SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
-     CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, o.usd_value, -1),
-                                (n.campaign_key, n.claimed_at, n.usd_value, 1))
-                        AS change(campaign_key, claimed_at, usd_value, sign)
+     CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, o.usd_value, -1, true),
+                                (n.campaign_key, n.claimed_at, n.usd_value, 1, true),
+                                (n.campaign_key, n.claimed_at, n.usd_value - o.usd_value, 0, false))
+                        AS change(campaign_key, claimed_at, usd_value, sign, moved)
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
-     WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value);
+     WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value)
+       AND change.moved = ((o.campaign_key, o.claimed_at) <> (n.campaign_key, n.claimed_at));
   END IF;
 
   PERFORM set_config('campaign_service.claims_writing', 'on', true);

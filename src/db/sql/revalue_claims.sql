@@ -3,17 +3,19 @@
 -- ETH value needs it), among the claims new prices can value: those from `p_from` (the earliest new
 -- price) to two hours after `p_to` (the latest), as claim_value() takes a price.
 --
--- A chunk at a time: the `p_limit` waiting claims after (`p_after_at`, `p_after_id`) in (claimed_at,
--- id) order (all of them when p_limit is NULL, from the first when p_after_at is NULL); it returns how
--- many it valued, how many it looked at, and the last one, where the next chunk starts. Each chunk is
--- short, so that readers and writers of the claims share the machine with a long revaluation. The
--- update goes through claims_after_write(), so totals, documents and the claim feed follow. The chunk
--- carries what valuing needs, so that the claims are read once more only by the update, by key (a
--- second join back to claims was planned as a scan of the whole table).
+-- A chunk at a time: the `p_limit` waiting claims after (`p_after_key`, `p_after_id`) in (campaign
+-- key, id) order (all of them when p_limit is NULL, from the first when p_after_key is NULL); it
+-- returns how many it valued, how many it looked at, and the last one, where the next chunk starts.
+-- Each chunk is short, so that readers and writers of the claims share the machine with a long
+-- revaluation. The update goes through claims_after_write(), so totals, documents and the claim feed
+-- follow; in campaign order, a chunk's claims belong to few campaigns, whose totals and documents that
+-- trigger then rebuilds once for many claims (in time order, a chunk reached most campaigns). The
+-- chunk carries what valuing needs, so that the claims are read once more only by the update, by key
+-- (a second join back to claims was planned as a scan of the whole table).
 CREATE OR REPLACE FUNCTION revalue_claims(
   p_chain_id integer, p_addresses text[], p_from timestamptz, p_to timestamptz,
-  p_after_at timestamptz, p_after_id bigint, p_limit integer
-) RETURNS TABLE (valued bigint, looked integer, last_at timestamptz, last_id bigint)
+  p_after_key integer, p_after_id bigint, p_limit integer
+) RETURNS TABLE (valued bigint, looked integer, last_key integer, last_id bigint)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -22,8 +24,8 @@ BEGIN
   WITH chunk AS (
     SELECT c.id, c.claimed_at, c.chain_id, c.campaign_key, c.incentive_position, c.amount FROM claims AS c
      WHERE c.value_pending AND c.chain_id = p_chain_id AND c.claimed_at BETWEEN p_from AND p_to + interval '2 hours'
-       AND (p_after_at IS NULL OR (c.claimed_at, c.id) > (p_after_at, p_after_id))
-     ORDER BY c.claimed_at, c.id
+       AND (p_after_key IS NULL OR (c.campaign_key, c.id) > (p_after_key, p_after_id))
+     ORDER BY c.campaign_key, c.id
      LIMIT p_limit
   ), priced AS (
     SELECT k.id, v.usd_value, v.eth_value_wei
@@ -42,10 +44,10 @@ BEGIN
            (coalesce(p.usd_value, 0), coalesce(p.eth_value_wei, 0), p.usd_value IS NULL OR p.eth_value_wei IS NULL)
     RETURNING 1
   ), last AS (
-    SELECT k.claimed_at, k.id FROM chunk AS k ORDER BY k.claimed_at DESC, k.id DESC LIMIT 1
+    SELECT k.campaign_key, k.id FROM chunk AS k ORDER BY k.campaign_key DESC, k.id DESC LIMIT 1
   )
-  SELECT (SELECT count(*) FROM updated), (SELECT count(*)::integer FROM chunk), l.claimed_at, l.id
-    INTO valued, looked, last_at, last_id
+  SELECT (SELECT count(*) FROM updated), (SELECT count(*)::integer FROM chunk), l.campaign_key, l.id
+    INTO valued, looked, last_key, last_id
     FROM (SELECT 1) AS one LEFT JOIN last AS l ON true;
   RETURN NEXT;
 END
