@@ -45,14 +45,27 @@ export type IngestSummary = Record<RecordKind, KindSummary>;
 
 export type IngestPhase = 'stage' | 'check' | 'merge' | 'rebuild indexes' | 'derive';
 
+/**
+ * Records up to which an input is written live unless the caller says otherwise. Live, each claim
+ * reaches the API replicas through the claim feed, which they read in one poll; deferred, the
+ * commit makes every replica reload a week of claims, and the end of the write recomputes every
+ * campaign's derived state whatever the input's size. Above it, one poll of the feed would hold the
+ * replicas longer than a reload (which runs beside the state that keeps answering); the feed itself
+ * reloads above 50,000 changes (src/repositories/claim-windows.repository.ts).
+ */
+export const LIVE_WRITE_RECORDS = 10_000;
+
 export interface IngestOptions {
   /**
-   * `deferred` (default): the triggers leave the derived state (claim totals, flags, documents) alone
-   * during the transaction, and it is recomputed once, set-based, before the commit, as the seed
-   * writer does: right for large inputs. `live`: the triggers keep it statement by statement:
-   * right for small, frequent batches (the indexer).
+   * `deferred`: the triggers leave the derived state (claim totals, flags, documents) alone during
+   * the transaction, and it is recomputed once, set-based, before the commit, as the seed writer
+   * does, and the claim feed gets one reload marker: right for large inputs. `live`: the triggers
+   * keep it statement by statement, and the feed gets each claim: right for small batches (the
+   * indexer's, a small import). By default, live for an input of at most `liveUpTo` records.
    */
   derived?: 'deferred' | 'live';
+  /** The largest input written live when `derived` is not given (LIVE_WRITE_RECORDS). */
+  liveUpTo?: number;
   /** Validate, check and merge, then roll back: nothing is written. */
   dryRun?: boolean;
   /**
@@ -90,7 +103,6 @@ class DryRunRollback extends Error {
 }
 
 export async function ingest(database: DatabaseHandle, source: AsyncIterable<SourceRecord>, options: IngestOptions = {}): Promise<IngestSummary> {
-  const derived = options.derived ?? 'deferred';
   const phase = async <T>(name: IngestPhase, work: () => Promise<T>): Promise<T> => {
     const started = Date.now();
     const result = await work();
@@ -100,25 +112,24 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
   try {
     return await database.bulkTransaction(async (session) => {
       await session.query(sql`SELECT set_config('work_mem', '128MB', true)`);
-      if (derived === 'deferred') await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
       await createStagingTables(session);
       const stager = new Stager(session);
+      let count = 0;
       await phase('stage', async () => {
-        let count = 0;
         for await (const { line, key, record } of source) {
           await stager.add(line, key, record);
-          options.onRecord?.(++count);
+          count += 1;
+          options.onRecord?.(count);
         }
         await stager.flush();
       });
+      // Staging writes only its own temporary tables: no trigger has run yet.
+      const derived = options.derived ?? (count <= (options.liveUpTo ?? LIVE_WRITE_RECORDS) ? 'live' : 'deferred');
+      if (derived === 'deferred') await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
       await phase('check', () => checkDuplicates(session));
       // Before the merge values claims or records prices, and before beforeMerge, which may lock
       // campaign rows (the indexer's basis check): a price write holds this lock while its triggers
       // lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
-      await lockChainsOfStagedRecords(session);
-      // As late as can be: the fewer statements between it and the merge, the smaller the window it leaves.
-      // Before beforeMerge, which may lock campaign rows (the indexer's basis check): a price write
-      // holds this lock while its triggers lock campaign rows, so both take them in this order.
       await lockChainsOfStagedRecords(session);
       await options.beforeMerge?.(session);
       // Loading an empty database: the large tables get their indexes and constraints rebuilt
