@@ -5,7 +5,8 @@
  *   entry    server.ts, cli/, docs/                    what a process runs
  *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
  *   http     routes/, plugins/, openapi/               requests and answers
- *   domain   services/, indexer/, price-job/           assembly of answers; following the chain and prices
+ *   domain   services/, claim-volumes/, indexer/,      assembly of answers; the claim volumes; following
+ *            price-job/                                the chain and prices
  *   data     repositories/, ingest/, seed/             reads, the write path, generated data
  *   base     db/, schemas/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
  */
@@ -13,7 +14,7 @@ const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
   app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
   http: ['^src/routes/', '^src/plugins/', '^src/openapi/'],
-  domain: ['^src/services/', '^src/indexer/', '^src/price-job/'],
+  domain: ['^src/services/', '^src/claim-volumes/', '^src/indexer/', '^src/price-job/'],
   data: ['^src/repositories/', '^src/ingest/', '^src/seed/'],
 };
 const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];
@@ -23,6 +24,13 @@ const above = (name) => order.slice(order.indexOf(name) + 1).flatMap(pathsOf);
 module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'An import cycle ties modules that should stand alone.', from: { path: '^src/' }, to: { circular: true } },
+    {
+      name: 'claim-volumes-through-its-entry',
+      severity: 'error',
+      comment: 'The claim volumes are one module: the rest of src/ imports src/claim-volumes/index.ts only.',
+      from: { path: '^src/', pathNot: '^src/claim-volumes/' },
+      to: { path: '^src/claim-volumes/', pathNot: '^src/claim-volumes/index\\.ts$' },
+    },
     ...order.slice(0, -1).map((name) => ({
       name: `no-import-up-from-${name}`,
       severity: 'error',

@@ -7,7 +7,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { envelope } from './errors.js';
 import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from './http-limits.js';
 import { RequestLogController } from './logger.js';
-import { claimWindowsLifecycle } from './plugins/claim-windows.js';
+import { type ClaimWindows, claimWindowsLifecycle, createClaimVolumes } from './claim-volumes/index.js';
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { profileCacheLifecycle } from './plugins/profile-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
@@ -43,8 +43,6 @@ import { registryRoutes } from './routes/registry.js';
 import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
-import { claimFeedSignal } from './services/claim-feed-signal.js';
-import { ClaimWindows } from './services/claim-windows.js';
 import { EntryCache } from './services/entry-cache.js';
 import { ProfileCache } from './services/profile-cache.js';
 import { ReplicaLag } from './services/replica-lag.js';
@@ -150,21 +148,8 @@ export async function buildApp(
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db, database.read));
   app.decorate('clock', clock);
-  const feedSignal = claimWindows ? undefined : claimFeedSignal(config, database, logger);
   await app.register(claimWindowsLifecycle, {
-    claimWindows:
-      claimWindows ??
-      new ClaimWindows(app.repositories.claimWindows, {
-        pollMs: config.CLAIM_FEED_POLL_MS,
-        idlePollMs: config.CLAIM_FEED_IDLE_POLL_MS,
-        signal: feedSignal,
-        readOnFeedSession: feedSignal ? (read) => feedSignal.readOnSession(read) : undefined,
-        workerConnection: config.CLAIM_LOAD_IN_WORKER ? database.readConnection : undefined,
-        targetsRefreshMs: config.CLAIM_WINDOW_REFRESH_MS,
-        logger,
-        startup,
-        clock,
-      }),
+    claimWindows: claimWindows ?? createClaimVolumes({ config, database, logger, startup, clock }),
   });
   await app.register(entryCacheLifecycle, {
     entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE }),

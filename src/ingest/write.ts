@@ -51,7 +51,7 @@ export type IngestPhase = 'stage' | 'check' | 'merge' | 'rebuild indexes' | 'der
  * commit makes every replica reload a week of claims, and the end of the write recomputes every
  * campaign's derived state whatever the input's size. Above it, one poll of the feed would hold the
  * replicas longer than a reload (which runs beside the state that keeps answering); the feed itself
- * reloads above 50,000 changes (src/repositories/claim-windows.repository.ts).
+ * reloads above 50,000 changes (src/claim-volumes/repository.ts).
  */
 export const LIVE_WRITE_RECORDS = 10_000;
 

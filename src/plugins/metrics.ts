@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClaimWindows } from '../services/claim-windows.js';
+import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import { registerBuildInfo } from '../build-info.js';

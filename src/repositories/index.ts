@@ -5,7 +5,6 @@ import { createActionTemplatesRepository } from './action-templates.repository.j
 import { createBudgetAccountsRepository } from './budget-accounts.repository.js';
 import { createApiTokensRepository } from './api-tokens.repository.js';
 import { createCampaignsRepository } from './campaigns.repository.js';
-import { createClaimWindowsRepository } from './claim-windows.repository.js';
 import { createContractsRepository } from './contracts.repository.js';
 import { createProfileRepository } from './profile.repository.js';
 import { createRegistryRepository } from './registry.repository.js';
@@ -29,7 +28,6 @@ export function createRepositories(primary: Database, read: Database = primary) 
     budgetAccounts: createBudgetAccountsRepository(read),
     apiTokens: createApiTokensRepository(primary),
     campaigns: createCampaignsRepository(read),
-    claimWindows: createClaimWindowsRepository(read),
     contracts: createContractsRepository(read),
     profiles: createProfileRepository(read),
     registry: createRegistryRepository(read),

@@ -1,6 +1,6 @@
 import type { EntryVersionRow, TrendingPageRow, TrendingRepository } from '../repositories/trending.repository.js';
 import type { TrendingEntry } from '../schemas/trending.js';
-import type { ClaimWindows } from './claim-windows.js';
+import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { BuiltEntry, EntryCache } from './entry-cache.js';
 import type { JsonBytes } from './json-bytes.js';
 import { keptBytes } from './kept-bytes.js';

@@ -2,7 +2,7 @@ import type { CampaignsRepository } from '../repositories/campaigns.repository.j
 import type { ContractsRepository } from '../repositories/contracts.repository.js';
 import type { JsonText } from '../repositories/json-text.js';
 import type { CampaignListItem } from '../schemas/campaigns.js';
-import type { ClaimWindows } from './claim-windows.js';
+import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { ExploreContractsRequest } from './explore-contracts.js';
 
 /** The same filters, order and paging as explore contracts. */

@@ -2,8 +2,7 @@ import type { ContractsRepository } from '../repositories/contracts.repository.j
 import type { PageRequest } from '../schemas/common.js';
 import type { CONTRACT_SORTS, ContractEntry, TIME_PERIODS } from '../schemas/contracts.js';
 import { microsToNumber } from './amounts.js';
-import type { ContractVolume } from './claim-volume-state.js';
-import type { ClaimWindows } from './claim-windows.js';
+import type { ClaimWindows, ContractVolume } from '../claim-volumes/index.js';
 
 export interface ExploreContractsRequest {
   sortBy: (typeof CONTRACT_SORTS)[number];

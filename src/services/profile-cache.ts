@@ -1,4 +1,4 @@
-import type { WindowView } from './claim-windows.js';
+import type { WindowView } from '../claim-volumes/index.js';
 
 /**
  * A reward-kit profile (GET /reward-kit) as answered, kept with what it was built from. It is served

@@ -1,7 +1,7 @@
 import type { ClaimantStanding, TrendingCampaignRow, TrendingIncentiveRow, TrendingPageRow } from '../repositories/trending.repository.js';
 import type { TrendingEntry } from '../schemas/trending.js';
 import { formatUnits, microsToNumber, usdMicrosOf } from './amounts.js';
-import type { CampaignVolume } from './claim-volume-state.js';
+import type { CampaignVolume } from '../claim-volumes/index.js';
 
 /**
  * One trending or reward-kit entry from its rows: the body only the campaign's rows decide, the

@@ -1,7 +1,7 @@
 import type { TrendingFilters } from '../repositories/trending.repository.js';
 import type { PageRequest } from '../schemas/common.js';
 import type { TrendingList } from '../schemas/trending.js';
-import type { CampaignVolume, RankedWindow } from './claim-volume-state.js';
+import type { CampaignVolume, RankedWindow } from '../claim-volumes/index.js';
 import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
 import { type JsonBuffer, JsonBytes } from './json-bytes.js';
 

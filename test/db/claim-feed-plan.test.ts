@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
-import { ClaimFeedListener } from '../../src/services/claim-feed-listener.js';
+import { createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
+import { ClaimFeedListener } from '../../src/claim-volumes/feed-listener.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign } from '../helpers/factories.js';
 

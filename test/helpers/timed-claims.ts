@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
-import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.js';
+import { CLAIM_WINDOWS } from '../../src/claim-volumes/repository.js';
 import { address } from './factories.js';
 
 const HOUR = 3_600_000;

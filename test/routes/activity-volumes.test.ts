@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
-import { CLAIM_WINDOWS } from '../../src/repositories/claim-windows.repository.js';
+import { CLAIM_WINDOWS } from '../../src/claim-volumes/repository.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, insertCampaign, insertContract } from '../helpers/factories.js';

@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
-import { createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
-import { ClaimWindows } from '../../src/services/claim-windows.js';
+import { createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
+import { ClaimWindows } from '../../src/claim-volumes/claim-windows.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

@@ -3,7 +3,7 @@
 -- times a second, runs one trigger function instead of three and checks the feeds' pruning once).
 --
 -- 1. The claim change feed (claim_changes) that the readers keeping volumes in memory poll
---    (src/services/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
+--    (src/claim-volumes/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
 --    that moves a claim between campaigns or instants, the difference (sign 0) for an update of its
 --    value alone. A bulk load (refresh deferred) or a TRUNCATE records one reload marker (sign 0,
 --    no campaign) instead of a row per claim.

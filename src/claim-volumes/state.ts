@@ -1,5 +1,5 @@
 import sortedBtree from 'sorted-btree';
-import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../repositories/claim-windows.repository.js';
+import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from './repository.js';
 import { PublicIdKeys } from './public-id-keys.js';
 
 /**

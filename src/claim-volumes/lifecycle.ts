@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ClaimWindows } from '../services/claim-windows.js';
+import type { ClaimWindows } from './claim-windows.js';
 
 /**
  * The claim volumes behind trending and explore contracts, a component with state and a background

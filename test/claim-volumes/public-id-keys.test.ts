@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PublicIdKeys } from '../../src/services/public-id-keys.js';
+import { PublicIdKeys } from '../../src/claim-volumes/public-id-keys.js';
 
 const binaryOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

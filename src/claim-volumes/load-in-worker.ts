@@ -1,7 +1,7 @@
 import { startModuleWorker } from '../module-worker.js';
 import type { DatabaseSettings } from '../db/client.js';
-import type { ClaimLoadRequest, LoadFailure, WorkerMessage } from './claim-load-worker.js';
-import type { ClaimLoader } from './claim-windows.repository.js';
+import type { ClaimLoadRequest, LoadFailure, WorkerMessage } from './load-worker.js';
+import type { ClaimLoader } from './repository.js';
 
 /** The database a worker connects to on its own: the URL the reads go to and the pool's settings. */
 export interface WorkerConnection {
@@ -10,7 +10,7 @@ export interface WorkerConnection {
 }
 
 /**
- * A claim loader that reads on a worker thread (claim-load-worker.ts) and applies each chunk here
+ * A claim loader that reads on a worker thread (load-worker.ts) and applies each chunk here
  * as it arrives. The server's heap then only sees the claims as typed arrays: the load's garbage
  * (the rows' texts, parsed arrays, driver buffers) stays in the worker's heap and goes with it,
  * where on this thread it sat in the old generation until a full collection and raised the RSS at
@@ -21,7 +21,7 @@ export function loadInWorker(connection: WorkerConnection): ClaimLoader {
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new Error(ABANDONED));
       const request: ClaimLoadRequest = { ...connection, fromMs: from.getTime(), timeoutMs };
-      const worker = startModuleWorker(import.meta.url, 'claim-load-worker', request);
+      const worker = startModuleWorker(import.meta.url, 'load-worker', request);
       let settled = false;
       const settle = (error: Error | undefined, loaded?: Parameters<typeof resolve>[0]) => {
         if (settled) return;

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../../src/repositories/claim-windows.repository.js';
+import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../../src/claim-volumes/repository.js';
 import {
   byVolume,
   type ClaimContribution,
   ClaimVolumeState,
   type ContractTargets,
   RANKED_WINDOWS,
-} from '../../src/services/claim-volume-state.js';
+} from '../../src/claim-volumes/state.js';
 
 const T = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;

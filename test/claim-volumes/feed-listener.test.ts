@@ -3,9 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
-import { type ClaimWindowsRepository, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
-import { ClaimFeedListener } from '../../src/services/claim-feed-listener.js';
-import { ClaimWindows } from '../../src/services/claim-windows.js';
+import { type ClaimWindowsRepository, createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
+import { ClaimFeedListener } from '../../src/claim-volumes/feed-listener.js';
+import { ClaimWindows } from '../../src/claim-volumes/claim-windows.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 

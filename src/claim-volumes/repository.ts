@@ -22,7 +22,7 @@ export interface FeedPosition {
 
 /**
  * Claims of consecutive campaigns, as columns: a chunk arrives as one row of arrays, not a row per
- * claim (arrays as parsed here, typed arrays when a worker thread read them: see claim-load-worker.ts).
+ * claim (arrays as parsed here, typed arrays when a worker thread read them: see load-worker.ts).
  */
 export interface ClaimColumns {
   campaign_keys: ArrayLike<number>;

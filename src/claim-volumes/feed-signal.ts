@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { ClaimFeedListener } from './claim-feed-listener.js';
+import { ClaimFeedListener } from './feed-listener.js';
 
 /**
  * Where the claim windows can LISTEN for claim changes, if anywhere. LISTEN needs a session of its

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { createPool, type DatabaseSettings } from '../db/client.js';
 import * as schema from '../db/schema.js';
-import { type ClaimChunk, createClaimWindowsRepository } from './claim-windows.repository.js';
+import { type ClaimChunk, createClaimWindowsRepository } from './repository.js';
 
 /**
  * A worker thread's whole life: one claim load (the repository's `load`) on a connection of its

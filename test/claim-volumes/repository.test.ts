@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadInWorker } from '../../src/repositories/claim-load-in-worker.js';
-import { type ClaimChunk, type ClaimLoader, type ClaimsPerMinute, createClaimWindowsRepository } from '../../src/repositories/claim-windows.repository.js';
+import { loadInWorker } from '../../src/claim-volumes/load-in-worker.js';
+import { type ClaimChunk, type ClaimLoader, type ClaimsPerMinute, createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';

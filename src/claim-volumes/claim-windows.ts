@@ -9,10 +9,10 @@ import {
   type FeedPosition,
   loadFrom,
   type TargetedContractRow,
-} from '../repositories/claim-windows.repository.js';
-import { loadInWorker, type WorkerConnection } from '../repositories/claim-load-in-worker.js';
+} from './repository.js';
+import { loadInWorker, type WorkerConnection } from './load-in-worker.js';
 import type { StartupStatus } from '../startup-status.js';
-import type { FeedSignal } from './claim-feed-listener.js';
+import type { FeedSignal } from './feed-listener.js';
 import {
   type CampaignVolume,
   type ClaimContribution,
@@ -20,8 +20,8 @@ import {
   type ContractTargets,
   type ContractVolume,
   type RankedWindow,
-} from './claim-volume-state.js';
-import type { ClaimWindow } from '../repositories/claim-windows.repository.js';
+} from './state.js';
+import type { ClaimWindow } from './repository.js';
 
 /**
  * Exact claim volumes over the trailing windows, at the instant of each request, without

@@ -8,10 +8,10 @@ import {
   type ClaimWindowsRepository,
   createClaimWindowsRepository,
   WINDOW_NAMES,
-} from '../../src/repositories/claim-windows.repository.js';
+} from '../../src/claim-volumes/repository.js';
 import { parseMicros } from '../../src/services/amounts.js';
-import { RANKED_WINDOWS } from '../../src/services/claim-volume-state.js';
-import { ClaimWindows } from '../../src/services/claim-windows.js';
+import { RANKED_WINDOWS } from '../../src/claim-volumes/state.js';
+import { ClaimWindows } from '../../src/claim-volumes/claim-windows.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
 import { insertTimedClaims, timedScenarioArbitrary } from '../helpers/timed-claims.js';
