@@ -3,6 +3,18 @@ import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { ClaimFeedListener } from './feed-listener.js';
 
+/** The settings that say where and how the claim feed's own session connects. */
+export type FeedSignalConfig = Pick<
+  Config,
+  | 'DATABASE_URL'
+  | 'MIGRATE_DATABASE_URL'
+  | 'DB_POOL_MODE'
+  | 'DB_CONNECT_TIMEOUT_MS'
+  | 'DB_STATEMENT_TIMEOUT_MS'
+  | 'DB_QUERY_TIMEOUT_MS'
+  | 'DB_APPLICATION_NAME'
+>;
+
 /**
  * Where the claim windows can LISTEN for claim changes, if anywhere. LISTEN needs a session of its
  * own on the primary, and the notification must not arrive before the feed can be read:
@@ -19,16 +31,7 @@ import { ClaimFeedListener } from './feed-listener.js';
  * the same.
  */
 export function claimFeedSignal(
-  config: Pick<
-    Config,
-    | 'DATABASE_URL'
-    | 'MIGRATE_DATABASE_URL'
-    | 'DB_POOL_MODE'
-    | 'DB_CONNECT_TIMEOUT_MS'
-    | 'DB_STATEMENT_TIMEOUT_MS'
-    | 'DB_QUERY_TIMEOUT_MS'
-    | 'DB_APPLICATION_NAME'
-  >,
+  config: FeedSignalConfig,
   database: Pick<DatabaseHandle, 'kind' | 'readPool'>,
   logger: Pick<Logger, 'info' | 'warn'>,
 ): ClaimFeedListener | undefined {

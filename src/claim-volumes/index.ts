@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { StartupStatus } from '../startup-status.js';
 import { ClaimWindows } from './claim-windows.js';
-import { claimFeedSignal } from './feed-signal.js';
+import { claimFeedSignal, type FeedSignalConfig } from './feed-signal.js';
 import { createClaimWindowsRepository } from './repository.js';
 
 /**
@@ -17,20 +17,7 @@ export { createClaimWindowsRepository } from './repository.js';
 export type { CampaignVolume, ContractVolume, RankedWindow } from './state.js';
 
 export interface ClaimVolumesDependencies {
-  config: Pick<
-    Config,
-    | 'CLAIM_FEED_POLL_MS'
-    | 'CLAIM_FEED_IDLE_POLL_MS'
-    | 'CLAIM_LOAD_IN_WORKER'
-    | 'CLAIM_WINDOW_REFRESH_MS'
-    | 'DATABASE_URL'
-    | 'MIGRATE_DATABASE_URL'
-    | 'DB_POOL_MODE'
-    | 'DB_CONNECT_TIMEOUT_MS'
-    | 'DB_STATEMENT_TIMEOUT_MS'
-    | 'DB_QUERY_TIMEOUT_MS'
-    | 'DB_APPLICATION_NAME'
-  >;
+  config: FeedSignalConfig & Pick<Config, 'CLAIM_FEED_POLL_MS' | 'CLAIM_FEED_IDLE_POLL_MS' | 'CLAIM_LOAD_IN_WORKER' | 'CLAIM_WINDOW_REFRESH_MS'>;
   database: DatabaseHandle;
   logger: Pick<Logger, 'info' | 'warn'>;
   startup?: StartupStatus;
