@@ -20,6 +20,10 @@ import type { ResponseCompression, ResponseEncoding } from './external/compressi
  * of requests that do not come again within the TTL (a crawl over campaign ids, the detail pages of
  * an hour ago) stayed resident up to all of `maxBytes`, bytes nobody would be served.
  *
+ * Not lru-cache, as the other caches are: every answer lives `ttlMs`, so the oldest are also the
+ * first to expire, and a Map in insertion order lets them go in one pass as the next answer is kept,
+ * with no timer per entry and no reordering per hit.
+ *
  * With compression on, an entry also keeps its body as compressed for the first client that got it
  * in an encoding, and serves that to the next ones: compressing costs more than serving a kept
  * answer, and within the TTL a popular answer goes out in the same encoding many times. The

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Totals of filtered lists, kept while they cannot have changed: the database's
  * `campaign_set_version` is unchanged and, for filters that depend on the clock (active campaigns),
@@ -12,10 +14,13 @@ export interface CachedTotal {
   validUntil: Date | null;
 }
 
+/** At most `maxEntries` totals (filter combinations are open-ended), the least recently used going first. */
 export class CountCache {
-  private readonly entries = new Map<string, CachedTotal>();
+  private readonly entries: LRUCache<string, CachedTotal>;
 
-  constructor(private readonly maxEntries = 1000) {}
+  constructor(maxEntries = 1000) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   get(key: string, version: string, now: Date): number | undefined {
     const entry = this.entries.get(key);
@@ -30,11 +35,6 @@ export class CountCache {
   }
 
   set(key: string, entry: CachedTotal): void {
-    // Filter combinations are open-ended; the oldest entry makes room (Map keeps insertion order).
-    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
     this.entries.set(key, entry);
   }
 }

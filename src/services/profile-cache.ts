@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { WindowView } from '../claim-volumes/index.js';
 
 /**
@@ -45,28 +46,31 @@ export function listedVolumes(keys: number[], view: WindowView): Float64Array {
 }
 
 /**
- * Kept reward-kit profiles by claimant and options, bounded by the bytes of their answers. A
- * wallet asks for its profile again and again while little of it changes; checking a kept answer is
- * one statement of a few index lookups and none of the work of building it.
+ * Kept reward-kit profiles by claimant and options, bounded by the bytes of their answers, the least
+ * recently served going first (lru-cache). A wallet asks for its profile again and again while
+ * little of it changes; checking a kept answer is one statement of a few index lookups and none of
+ * the work of building it.
  */
 export class ProfileCache {
-  private readonly kept = new Map<string, KeptProfile>();
-  private bytes = 0;
+  private readonly kept: LRUCache<string, KeptProfile> | undefined;
   private reused = 0;
   private missed = 0;
 
-  constructor(private readonly options: ProfileCacheOptions) {}
+  constructor(options: ProfileCacheOptions) {
+    this.kept =
+      options.maxBytes > 0 ? new LRUCache({ maxSize: options.maxBytes, sizeCalculation: (profile) => Math.max(1, profile.body.length) }) : undefined;
+  }
 
   /** The profile kept under `key`, if its clock window holds `now`: the caller checks its state and volumes. */
   candidate(key: string, now: Date): KeptProfile | undefined {
-    const kept = this.kept.get(key);
+    const kept = this.kept?.peek(key);
     if (kept === undefined) return undefined;
     const at = now.getTime();
     // Asked for an instant before it was built (a request that began a moment before the one that
     // built it): not known to hold then, but still good for later requests.
     if (at < kept.builtAt) return undefined;
     if (kept.validUntil !== null && at >= kept.validUntil) {
-      this.remove(key, kept);
+      this.kept!.delete(key);
       return undefined;
     }
     return kept;
@@ -78,31 +82,22 @@ export class ProfileCache {
     else this.missed++;
   }
 
-  /** Marks `key` as used now, so that it goes last. */
-  touch(key: string, kept: KeptProfile): void {
-    this.kept.delete(key);
-    this.kept.set(key, kept);
+  /** Marks `key` as served now, so that it goes last. */
+  touch(key: string): void {
+    this.kept?.get(key);
   }
 
+  /** Keeps `profile` under `key`, in place of what was kept there; one larger than the whole budget is not kept. */
   set(key: string, profile: KeptProfile): void {
-    const previous = this.kept.get(key);
-    if (previous !== undefined) this.remove(key, previous);
-    if (profile.body.length > this.options.maxBytes) return;
-    // A Map iterates in insertion order; touch() moves a served answer to the end.
-    for (const [oldestKey, oldest] of this.kept) {
-      if (this.bytes + profile.body.length <= this.options.maxBytes) break;
-      this.remove(oldestKey, oldest);
-    }
-    this.kept.set(key, profile);
-    this.bytes += profile.body.length;
+    this.kept?.set(key, profile);
   }
 
   get size(): number {
-    return this.kept.size;
+    return this.kept?.size ?? 0;
   }
 
   get keptBytes(): number {
-    return this.bytes;
+    return this.kept?.calculatedSize ?? 0;
   }
 
   get lookups(): { reused: number; missed: number } {
@@ -111,13 +106,6 @@ export class ProfileCache {
 
   /** Forgets every profile (the app's close). */
   clear(): void {
-    this.kept.clear();
-    this.bytes = 0;
-  }
-
-  private remove(key: string, kept: KeptProfile): void {
-    if (this.kept.get(key) !== kept) return;
-    this.kept.delete(key);
-    this.bytes -= kept.body.length;
+    this.kept?.clear();
   }
 }

@@ -77,7 +77,7 @@ export async function rewardProfile(deps: RewardProfileDeps, request: RewardProf
       ]);
       if (!current.claimantChanged && current.state === kept.state && sameVolumes(kept.volumes, listedVolumes(kept.keys, view))) {
         deps.profiles.counted('reused');
-        deps.profiles.touch(cacheKey, kept);
+        deps.profiles.touch(cacheKey);
         return { body: kept.body, etag: kept.etag };
       }
     }

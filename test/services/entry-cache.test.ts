@@ -32,15 +32,15 @@ describe('EntryCache', () => {
     expect(cache.get(3, 'a')).toBeDefined();
   });
 
-  it('spares each used entry once, and lets the oldest go when all were used', () => {
+  it('lets the least recently used go when every entry was used', () => {
     const cache = new EntryCache({ maxEntries: 3 });
     for (const key of [1, 2, 3]) cache.set(key, built('a'));
     for (const key of [1, 2, 3]) expect(cache.get(key, 'a')).toBeDefined();
-    // All three used: each is spared once, in order, then 1 (the oldest again) goes.
+    // All three used, 1 first: 1 is the least recently used and goes.
     cache.set(4, built('a'));
     expect(cache.size).toBe(3);
     expect(cache.get(1, 'a')).toBeUndefined();
-    // 2 and 3 were spared and not used since; 4 is new: 2 goes next.
+    // Then 2, used before 3, and 4 is new: 2 goes next.
     cache.set(5, built('a'));
     expect(cache.get(2, 'a')).toBeUndefined();
     expect([3, 4, 5].map((key) => cache.get(key, 'a') !== undefined)).toEqual([true, true, true]);
