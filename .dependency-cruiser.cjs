@@ -8,7 +8,7 @@
  *   domain   services/, claim-volumes/, indexer/,      assembly of answers; the claim volumes; following
  *            price-job/                                the chain and prices
  *   data     repositories/, ingest/, seed/             reads, the write path, generated data
- *   base     db/, schemas/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
+ *   base     db/, schemas/, json/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
  */
 const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],

@@ -45,7 +45,7 @@ import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { EntryCache } from './services/entry-cache.js';
 import { ProfileCache } from './services/profile-cache.js';
-import { ReplicaLag } from './services/replica-lag.js';
+import { ReplicaLag } from './plugins/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
 

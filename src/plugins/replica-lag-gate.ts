@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { serviceUnavailable } from '../errors.js';
-import type { ReplicaLag } from '../services/replica-lag.js';
+import type { ReplicaLag } from './replica-lag.js';
 
 /**
  * While the read replica lags more than DB_READ_MAX_LAG_MS, the routes of the scope this is

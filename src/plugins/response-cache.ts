@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
-import { keptBytes } from '../services/kept-bytes.js';
+import { keptBytes } from '../json/kept-bytes.js';
 import { entityTag } from '../entity-tag.js';
 import type { ResponseCompression, ResponseEncoding } from './external/compression.js';
 

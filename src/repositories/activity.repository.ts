@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
 import { limitOffset } from './paging.js';
 import type { PageRequest } from '../schemas/common.js';
-import { withLiveFields } from './json-text.js';
+import { withLiveFields } from '../json/json-text.js';
 
 export interface ActivityClaimRow {
   claimant: string;

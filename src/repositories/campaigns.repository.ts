@@ -6,7 +6,7 @@ import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, onlyWhitelistFilter, whereClause } from './campaign-filters.js';
 import { CountCache } from './count-cache.js';
 import { SharedReads } from './shared-reads.js';
-import { type JsonText, withIsActive, withLiveFields } from './json-text.js';
+import { type JsonText, withIsActive, withLiveFields } from '../json/json-text.js';
 
 export type CampaignSort = 'recently-deployed' | 'active';
 

@@ -12,7 +12,7 @@ import { ref } from '../schemas/typebox.js';
 import { campaignFiltersFrom, normaliseCampaignId } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
-import { JsonBytes } from '../services/json-bytes.js';
+import { JsonBytes } from '../json/json-bytes.js';
 
 
 /** The public campaign operations: the filtered, paginated list and one campaign by ID. */

@@ -10,7 +10,7 @@ import { normaliseCampaignId } from './campaign-filter-input.js';
 import { exploreRequest } from './contracts.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
-import { JsonBytes } from '../services/json-bytes.js';
+import { JsonBytes } from '../json/json-bytes.js';
 
 /** GET /explore and GET /campaigns/{id}/activity (decisions section 9). */
 export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { DatabaseHandle } from '../db/client.js';
 import { RETRY_AFTER_SECONDS } from '../errors.js';
-import type { ReplicaLag } from '../services/replica-lag.js';
+import type { ReplicaLag } from '../plugins/replica-lag.js';
 import type { StartupStatus } from '../startup-status.js';
 
 /** How long readiness waits for `SELECT 1` before calling the database unavailable. */

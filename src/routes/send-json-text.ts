@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { JsonText } from '../repositories/json-text.js';
-import type { JsonBuffer } from '../services/json-bytes.js';
+import type { JsonText } from '../json/json-text.js';
+import type { JsonBuffer } from '../json/json-bytes.js';
 
 /**
  * Sends JSON text the database serialized, or JSON bytes the service assembled, as the body. Fastify

@@ -2,8 +2,8 @@ import type { EntryVersionRow, TrendingPageRow, TrendingRepository } from '../re
 import type { TrendingEntry } from '../schemas/trending.js';
 import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { BuiltEntry, EntryCache } from './entry-cache.js';
-import type { JsonBytes } from './json-bytes.js';
-import { keptBytes } from './kept-bytes.js';
+import type { JsonBytes } from '../json/json-bytes.js';
+import { keptBytes } from '../json/kept-bytes.js';
 import { actionTokenMetadata, type EntryOptions, entryBody, entryStanding, type EntryVolume, entryVolumes } from './trending-entries.js';
 
 export interface EntryTextDeps {

@@ -1,6 +1,6 @@
 import type { CampaignsRepository } from '../repositories/campaigns.repository.js';
 import type { ContractsRepository } from '../repositories/contracts.repository.js';
-import type { JsonText } from '../repositories/json-text.js';
+import type { JsonText } from '../json/json-text.js';
 import type { CampaignListItem } from '../schemas/campaigns.js';
 import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { ExploreContractsRequest } from './explore-contracts.js';

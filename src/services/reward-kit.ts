@@ -6,7 +6,7 @@ import type { PageRequest } from '../schemas/common.js';
 import { MAX_REWARD_CLAIMS, type Reward, type RewardList, type RewardProfile } from '../schemas/reward-kit.js';
 import { microsToNumber, parseMicros } from './amounts.js';
 import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
-import { type JsonBuffer, JsonBytes } from './json-bytes.js';
+import { type JsonBuffer, JsonBytes } from '../json/json-bytes.js';
 import { type ProfileCache, listedVolumes } from './profile-cache.js';
 import type { EntryOptions, EntryVolume } from './trending-entries.js';
 

@@ -3,7 +3,7 @@ import type { PageRequest } from '../schemas/common.js';
 import type { TrendingList } from '../schemas/trending.js';
 import type { CampaignVolume, RankedWindow } from '../claim-volumes/index.js';
 import { describeEntries, type EntryTextDeps, inOrder, writeEntry } from './entry-texts.js';
-import { type JsonBuffer, JsonBytes } from './json-bytes.js';
+import { type JsonBuffer, JsonBytes } from '../json/json-bytes.js';
 
 export interface TrendingRequest {
   period: RankedWindow;

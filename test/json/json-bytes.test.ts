@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonBytes } from '../../src/services/json-bytes.js';
+import { JsonBytes } from '../../src/json/json-bytes.js';
 
 describe('JsonBytes', () => {
   it('assembles texts and kept bytes into one buffer, multi-byte characters included', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptBytes } from '../../src/services/kept-bytes.js';
+import { keptBytes } from '../../src/json/kept-bytes.js';
 
 describe('keptBytes', () => {
   it('holds the UTF-8 bytes of the text in a buffer of their own, not a slice of the shared pool', () => {
