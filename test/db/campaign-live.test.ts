@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
 import { claims } from '../../src/db/schema.js';
-import { buildTestApp } from '../helpers/app.js';
+import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { address, erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
 
@@ -72,78 +72,68 @@ describe('a claim leaves the stored documents alone', () => {
  * (claims_after_write); these are the cases where it does, both ways.
  */
 describe('a claim that exhausts or frees an incentive', () => {
-  let database: TestDatabase;
-  let app: App;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = await buildTestApp(database);
-  });
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const setup = useTestApp();
 
   const activity = async (publicId: string) => {
-    const detail = await app.inject(`/campaigns/${publicId}`);
+    const detail = await setup.app.inject(`/campaigns/${publicId}`);
     expect(detail.statusCode, detail.body).toBe(200);
-    const active = (await app.inject('/campaigns?pageSize=100&tokenWhitelist=false&showActiveOnly=true'))
+    const active = (await setup.app.inject('/campaigns?pageSize=100&tokenWhitelist=false&showActiveOnly=true'))
       .json<{ campaigns: { id: string }[] }>()
       .campaigns.some((item) => item.id === publicId);
     return { isActive: detail.json<{ isActive: boolean }>().isActive, listedAsActive: active };
   };
 
   it('makes the campaign inactive at its last claim and active again when that claim is deleted', async () => {
-    const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f101), '5', '2')] });
-    await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    const campaign = await insertCampaign(setup.database.db, { incentives: [erc20Incentive(address(0x7f101), '5', '2')] });
+    await insertClaim(setup.database.db, { campaignKey: campaign.key, amount: '5' });
     expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
 
-    const last = await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    const last = await insertClaim(setup.database.db, { campaignKey: campaign.key, amount: '5' });
     expect(await activity(campaign.publicId)).toEqual({ isActive: false, listedAsActive: false });
 
-    await database.db.delete(claims).where(eq(claims.id, last.id));
+    await setup.database.db.delete(claims).where(eq(claims.id, last.id));
     expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
   });
 
   it('follows a corrected claim: moved to another campaign, and its amount changed in place, both ways', async () => {
-    const first = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f103), '5', '1')] });
-    const second = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f104), '5', '1')] });
-    const claim = await insertClaim(database.db, { campaignKey: first.key, amount: '5', usdValue: '2' });
+    const first = await insertCampaign(setup.database.db, { incentives: [erc20Incentive(address(0x7f103), '5', '1')] });
+    const second = await insertCampaign(setup.database.db, { incentives: [erc20Incentive(address(0x7f104), '5', '1')] });
+    const claim = await insertClaim(setup.database.db, { campaignKey: first.key, amount: '5', usdValue: '2' });
     expect(await activity(first.publicId)).toEqual({ isActive: false, listedAsActive: false });
     expect(await activity(second.publicId)).toEqual({ isActive: true, listedAsActive: true });
 
     // A reorganisation's correction: the same claim, now of the other campaign.
-    await database.db.execute(sql`
+    await setup.database.db.execute(sql`
       UPDATE claims SET campaign_key = ${second.key}, chain_id = (SELECT chain_id FROM campaigns WHERE key = ${second.key})
        WHERE id = ${claim.id}`);
     expect(await activity(first.publicId)).toEqual({ isActive: true, listedAsActive: true });
     expect(await activity(second.publicId)).toEqual({ isActive: false, listedAsActive: false });
     const totals = async (key: number) =>
       (await queryRows<{ total_claims: string; total_usd_claimed: string }>(
-        database.db,
+        setup.database.db,
         sql`SELECT total_claims::text, total_usd_claimed::text FROM incentives WHERE campaign_key = ${key}`,
       ))[0];
     expect(await totals(first.key)).toEqual({ total_claims: '0', total_usd_claimed: '0.000000' });
     expect(await totals(second.key)).toEqual({ total_claims: '1', total_usd_claimed: '2.000000' });
-    const detail = await app.inject(`/campaigns/${second.publicId}`);
+    const detail = await setup.app.inject(`/campaigns/${second.publicId}`);
     expect(detail.json<{ incentives: Record<string, unknown>[] }>().incentives[0]).toMatchObject({ totalClaims: '1', claimedAmount: '5' });
 
     // In place: an ERC20 incentive's budget is reward x limit (50); one claim corrected to 50 spends it.
-    const third = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f105), '5', '10')] });
-    const big = await insertClaim(database.db, { campaignKey: third.key, amount: '4' });
+    const third = await insertCampaign(setup.database.db, { incentives: [erc20Incentive(address(0x7f105), '5', '10')] });
+    const big = await insertClaim(setup.database.db, { campaignKey: third.key, amount: '4' });
     expect(await activity(third.publicId)).toEqual({ isActive: true, listedAsActive: true });
-    await database.db.execute(sql`UPDATE claims SET amount = 50 WHERE id = ${big.id}`);
+    await setup.database.db.execute(sql`UPDATE claims SET amount = 50 WHERE id = ${big.id}`);
     expect(await activity(third.publicId)).toEqual({ isActive: false, listedAsActive: false });
-    await database.db.execute(sql`UPDATE claims SET amount = 1 WHERE id = ${big.id}`);
+    await setup.database.db.execute(sql`UPDATE claims SET amount = 1 WHERE id = ${big.id}`);
     expect(await activity(third.publicId)).toEqual({ isActive: true, listedAsActive: true });
   });
 
   it('leaves a campaign active, its row untouched, after a claim below the limit', async () => {
-    const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(address(0x7f102), '5', '3')] });
+    const campaign = await insertCampaign(setup.database.db, { incentives: [erc20Incentive(address(0x7f102), '5', '3')] });
     const version = async () =>
-      (await queryRows<{ xmin: string }>(database.db, sql`SELECT xmin::text FROM campaigns WHERE key = ${campaign.key}`))[0]!.xmin;
+      (await queryRows<{ xmin: string }>(setup.database.db, sql`SELECT xmin::text FROM campaigns WHERE key = ${campaign.key}`))[0]!.xmin;
     const before = await version();
-    await insertClaim(database.db, { campaignKey: campaign.key, amount: '5' });
+    await insertClaim(setup.database.db, { campaignKey: campaign.key, amount: '5' });
     expect(await version()).toBe(before);
     expect(await activity(campaign.publicId)).toEqual({ isActive: true, listedAsActive: true });
   });

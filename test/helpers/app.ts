@@ -1,7 +1,9 @@
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { type App, type AppDependencies, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 /** The configuration tests run with: defaults, quiet logs, overridable per test. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -30,4 +32,37 @@ export async function buildTestApp(
   extend(app);
   await app.ready();
   return app;
+}
+
+/** The database and the app that `useTestApp()` makes for the tests of one block. */
+export interface TestAppSetup {
+  readonly database: TestDatabase;
+  readonly app: App;
+}
+
+/**
+ * A test database and an app on it (`buildTestApp(database, overrides)`) for the tests of the
+ * enclosing `describe` block: made before its first test, closed after its last. Read `app` and
+ * `database` inside the tests; they do not exist before.
+ */
+export function useTestApp(overrides: Record<string, string> = {}): TestAppSetup {
+  let made: { database: TestDatabase; app?: App } | undefined;
+  beforeAll(async () => {
+    made = { database: await createTestDatabase() };
+    made.app = await buildTestApp(made.database, overrides);
+  });
+  afterAll(async () => {
+    await made?.app?.close();
+    await made?.database.close();
+  });
+  return {
+    get database() {
+      if (!made) throw new Error('useTestApp(): the database exists once the block\'s tests run');
+      return made.database;
+    },
+    get app() {
+      if (!made?.app) throw new Error('useTestApp(): the app exists once the block\'s tests run');
+      return made.app;
+    },
+  };
 }

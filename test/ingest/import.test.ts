@@ -1,13 +1,12 @@
 import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { importNdjson } from '../../src/ingest/ndjson-source.js';
 import { validateRecord } from '../../src/ingest/validate.js';
 import { IngestError, ingest } from '../../src/ingest/write.js';
-import { buildTestApp } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestApp } from '../helpers/app.js';
+import { type TestDatabase } from '../helpers/database.js';
 import { address } from '../helpers/factories.js';
 import { baseRecords, CAMPAIGN_ID, campaignRecord, CHAIN, claimRecord, hash, lines } from '../helpers/records.js';
 
@@ -58,26 +57,17 @@ async function problemsOf(database: TestDatabase, text: string) {
 }
 
 describe('import', () => {
-  let database: TestDatabase;
-  let app: App;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = await buildTestApp(database);
-  });
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const setup = useTestApp();
 
   /** What the API shows of the base campaign: derived state is checked where readers see it. */
-  const detail = async () => (await app.inject({ url: `/campaigns/${CAMPAIGN_ID}` })).json<Record<string, unknown>>();
+  const detail = async () => (await setup.app.inject({ url: `/campaigns/${CAMPAIGN_ID}` })).json<Record<string, unknown>>();
 
   it('writes every kind, derives totals and documents, and a second import of the same file changes nothing', async () => {
-    const first = await importText(database, lines(baseRecords()));
+    const first = await importText(setup.database, lines(baseRecords()));
     expect(first.claim).toEqual({ inserted: 2, updated: 0, deleted: 0, unchanged: 0 });
     expect(first.campaign).toEqual({ inserted: 1, updated: 0, deleted: 0, unchanged: 0 });
     const [incentive] = await queryRows<{ total_claims: string; total_amount_claimed: string }>(
-      database.db,
+      setup.database.db,
       sql`SELECT total_claims::text, total_amount_claimed::text FROM incentives WHERE position = 0`,
     );
     expect(incentive).toEqual({ total_claims: '2', total_amount_claimed: '3000' });
@@ -87,11 +77,11 @@ describe('import', () => {
       incentives: [{ totalAmountClaimed: '3000', totalClaims: '2' }, {}],
     });
 
-    const before = await snapshot(database);
-    const again = await importText(database, lines(baseRecords()));
+    const before = await snapshot(setup.database);
+    const again = await importText(setup.database, lines(baseRecords()));
     for (const counts of Object.values(again)) expect(counts.inserted + counts.updated + counts.deleted).toBe(0);
     expect(again.claim.unchanged).toBe(2);
-    expect(await snapshot(database)).toEqual(before);
+    expect(await snapshot(setup.database)).toEqual(before);
   });
 
   it('updates a changed record, replaces child rows, and deletes by natural key', async () => {
@@ -102,31 +92,31 @@ describe('import', () => {
     records[campaign] = campaignRecord('1', { incentives: [(campaignRecord('1').incentives as unknown[])[0]], distributionChannels: [] });
     records[claim] = claimRecord(0, { amount: '5000' });
     records.splice(claim + 1, 1, { kind: 'claim', deleted: true, chainId: CHAIN, txHash: hash('11'), logIndex: 1 });
-    const summary = await importText(database, lines(records));
+    const summary = await importText(setup.database, lines(records));
     expect(summary.token).toEqual({ inserted: 0, updated: 1, deleted: 0, unchanged: 0 });
     expect(summary.campaign).toEqual({ inserted: 0, updated: 1, deleted: 0, unchanged: 0 });
     expect(summary.claim).toEqual({ inserted: 0, updated: 1, deleted: 1, unchanged: 0 });
     expect(summary.user).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 1 });
     const [incentive] = await queryRows<{ n: number; total: string }>(
-      database.db,
+      setup.database.db,
       sql`SELECT count(*) OVER ()::int AS n, total_amount_claimed::text AS total FROM incentives`,
     );
     expect(incentive).toEqual({ n: 1, total: '5000' });
-    const listed = (await app.inject({ url: '/campaigns?tokenWhitelist=false' })).json<{ campaigns: unknown[] }>();
+    const listed = (await setup.app.inject({ url: '/campaigns?tokenWhitelist=false' })).json<{ campaigns: unknown[] }>();
     expect(listed.campaigns).toMatchObject([{ incentiveCount: '1', incentives: [{ metadata: { name: 'USD Coin (bridged)' } }] }]);
 
     // Deleting a campaign takes its incentives, steps, signatures and claims with it.
     await importText(
-      database,
+      setup.database,
       lines([{ kind: 'campaign', deleted: true, chainId: CHAIN, coreAddress: address(0xc0000).toUpperCase().replace('0X', '0x'), identifier: '001' }]),
     );
     const [left] = await queryRows<{ campaigns: number; claims: number; signatures: number }>(
-      database.db,
+      setup.database.db,
       sql`SELECT (SELECT count(*) FROM campaigns)::int AS campaigns, (SELECT count(*) FROM claims)::int AS claims,
                  (SELECT count(*) FROM claim_signatures)::int AS signatures`,
     );
     expect(left).toEqual({ campaigns: 0, claims: 0, signatures: 0 });
-    await importText(database, lines(baseRecords()));
+    await importText(setup.database, lines(baseRecords()));
   });
 
   it("derived: 'live' (the indexer's small batches) lets the triggers keep totals and documents statement by statement", async () => {
@@ -139,19 +129,19 @@ describe('import', () => {
         yield { line: ++line, key: validated.key, record: validated.record };
       }
     };
-    const [before] = await queryRows<{ total: string }>(database.db, sql`SELECT total_amount_claimed::text AS total FROM incentives WHERE position = 0`);
-    const summary = await ingest(database, source(), { derived: 'live' });
+    const [before] = await queryRows<{ total: string }>(setup.database.db, sql`SELECT total_amount_claimed::text AS total FROM incentives WHERE position = 0`);
+    const summary = await ingest(setup.database, source(), { derived: 'live' });
     expect(summary.claim).toEqual({ inserted: 2, updated: 0, deleted: 0, unchanged: 0 });
-    const [after] = await queryRows<{ total: string }>(database.db, sql`SELECT total_amount_claimed::text AS total FROM incentives WHERE position = 0`);
+    const [after] = await queryRows<{ total: string }>(setup.database.db, sql`SELECT total_amount_claimed::text AS total FROM incentives WHERE position = 0`);
     expect(BigInt(after!.total) - BigInt(before!.total)).toBe(1000n);
     expect(await detail()).toMatchObject({ incentives: [{ totalAmountClaimed: after!.total }, {}] });
   });
 
   it('--dry-run checks and merges, then writes nothing', async () => {
-    const before = await snapshot(database);
-    const summary = await importText(database, lines([...baseRecords(), campaignRecord('2')]), true);
+    const before = await snapshot(setup.database);
+    const summary = await importText(setup.database, lines([...baseRecords(), campaignRecord('2')]), true);
     expect(summary.campaign).toEqual({ inserted: 1, updated: 0, deleted: 0, unchanged: 1 });
-    expect(await snapshot(database)).toEqual(before);
+    expect(await snapshot(setup.database)).toEqual(before);
   });
 
   // Each bad file first changes a record (line 1), so "unchanged" shows the whole file was refused.
@@ -229,11 +219,11 @@ describe('import', () => {
 
   for (const bad of badInputs) {
     it(`refuses ${bad.name}, naming the line and the field, and leaves the database as it was`, async () => {
-      const before = await snapshot(database);
-      const problems = await problemsOf(database, bad.text);
+      const before = await snapshot(setup.database);
+      const problems = await problemsOf(setup.database, bad.text);
       expect(problems[0]!.line).toBe(bad.line);
       expect(problems[0]!.message).toMatch(bad.message);
-      expect(await snapshot(database)).toEqual(before);
+      expect(await snapshot(setup.database)).toEqual(before);
     });
   }
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { buildTestApp } from '../helpers/app.js';
+import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertApiToken, insertUser } from '../helpers/factories.js';
 
@@ -131,22 +131,12 @@ describe('CORS', () => {
 
 describe('CORS by default (CORS_ORIGINS unset)', () => {
   const FRONTEND = 'http://localhost:5173';
-  let database: TestDatabase;
-  let app: App;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = await buildTestApp(database);
-  });
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const setup = useTestApp();
 
   it.each(['/campaigns', '/campaigns/1:0x0000000000000000000000000000000000000001:1', '/reward-kit/trending', '/explore/contracts'])(
     'lets any origin read the public answer of %s, without credentials',
     async (url) => {
-      const response = await app.inject({ url, headers: { origin: FRONTEND } });
+      const response = await setup.app.inject({ url, headers: { origin: FRONTEND } });
       expect(response.headers['access-control-allow-origin'], url).toBe('*');
       expect(response.headers['access-control-allow-credentials'], url).toBeUndefined();
       expect(String(response.headers['access-control-expose-headers'])).toContain('ETag');
@@ -154,7 +144,7 @@ describe('CORS by default (CORS_ORIGINS unset)', () => {
   );
 
   it('answers a preflight for a public operation with 204, the methods and the headers', async () => {
-    const response = await app.inject(preflight(FRONTEND, '/campaigns?pageSize=5'));
+    const response = await setup.app.inject(preflight(FRONTEND, '/campaigns?pageSize=5'));
     expect(response.statusCode).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('*');
     expect(response.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
@@ -164,10 +154,10 @@ describe('CORS by default (CORS_ORIGINS unset)', () => {
   });
 
   it('gives no origin the staging operations: a preflight answered without permission (not a 405), no allow-origin on the answer', async () => {
-    const user = await insertUser(database.db);
-    const { token } = await insertApiToken(database.db, user.id);
+    const user = await insertUser(setup.database.db);
+    const { token } = await insertApiToken(setup.database.db, user.id);
     for (const url of ['/campaigns/accesslists', '/users/profile', '/users/profile?x=1', '/users/%70rofile']) {
-      const refused = await app.inject(preflight(FRONTEND, url));
+      const refused = await setup.app.inject(preflight(FRONTEND, url));
       expect(refused.statusCode, url).toBe(204);
       expect(refused.body, url).toBe('');
       expect(Object.keys(refused.headers).filter((name) => name.startsWith('access-control-')), url).toEqual([]);
@@ -175,14 +165,14 @@ describe('CORS by default (CORS_ORIGINS unset)', () => {
     }
     // The actual answer is decided by its route, however the path is spelled.
     for (const url of ['/users/profile', '/users/%70rofile']) {
-      const answer = await app.inject({ url, headers: { origin: FRONTEND, authorization: `Bearer ${token}` } });
+      const answer = await setup.app.inject({ url, headers: { origin: FRONTEND, authorization: `Bearer ${token}` } });
       expect(answer.statusCode, url).toBe(200);
       expect(answer.headers['access-control-allow-origin'], url).toBeUndefined();
     }
   });
 
   it('treats an OPTIONS request that is no preflight as any other method: 405 in the envelope', async () => {
-    const response = await app.inject({ method: 'OPTIONS', url: '/campaigns' });
+    const response = await setup.app.inject({ method: 'OPTIONS', url: '/campaigns' });
     expect(response.statusCode).toBe(405);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.json()).toEqual({ error: expect.stringContaining('OPTIONS') as unknown });

@@ -1,33 +1,21 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app.js';
+import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
 import { ClaimWindows } from '../../src/claim-volumes/claim-windows.js';
-import { buildTestApp } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { buildTestApp, useTestApp } from '../helpers/app.js';
 
 describe('health routes', () => {
-  let database: TestDatabase;
-  let app: App;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    app = await buildTestApp(database);
-  });
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-  });
+  const setup = useTestApp();
 
   it('GET /health/live answers while the process runs', async () => {
-    const response = await app.inject('/health/live');
+    const response = await setup.app.inject('/health/live');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ok' });
   });
 
   it('GET /health/ready answers 200 when the database does, with each part it waited for', async () => {
-    const response = await app.inject('/health/ready');
+    const response = await setup.app.inject('/health/ready');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ok', checks: { startup: 'done', database: 'ok', replica: 'none', claimVolumes: 'loaded' } });
   });
@@ -56,7 +44,7 @@ describe('health routes', () => {
   });
 
   it('GET /health/ready answers 503 until the claim volumes are loaded, then 200; the 503 logs a warning, not an error', async () => {
-    const repository = createClaimWindowsRepository(database.db);
+    const repository = createClaimWindowsRepository(setup.database.db);
     const load = repository.load.bind(repository);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
@@ -69,7 +57,7 @@ describe('health routes', () => {
     const claimWindows = new ClaimWindows(repository, { pollMs: 60_000, targetsRefreshMs: 60_000, logger: { info: () => undefined, warn: () => undefined } });
     const logs: { level: number; msg: string; reason?: string; err?: unknown }[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as (typeof logs)[number]) });
-    const loading = await buildTestApp(database, {}, undefined, { claimWindows, logger });
+    const loading = await buildTestApp(setup.database, {}, undefined, { claimWindows, logger });
     try {
       const response = await loading.inject('/health/ready');
       expect(response.statusCode).toBe(503);
