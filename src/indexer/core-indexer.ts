@@ -80,6 +80,12 @@ function claimPriceNeeds(records: readonly IngestRecord[]): ClaimPriceNeeds {
   return { times, assets: [...assets] };
 }
 
+/** A block's hash and time, as read from its header. */
+interface BlockHeader {
+  hash: Hex;
+  timestamp: number;
+}
+
 export class ReorgTooDeepError extends Error {}
 
 export type StepResult = 'progressed' | 'caught-up';
@@ -117,36 +123,7 @@ export class CoreIndexer {
     const started = performance.now();
     const from = indexed + 1n;
     const to = from + BigInt(this.range) - 1n < safe ? from + BigInt(this.range) - 1n : safe;
-    let split = false;
-    const onSplit = () => (split = true);
-    const coreLogs = (await getLogsSplitting(
-      rpc,
-      { address: this.id.core as Hex, topic0: [TOPICS.BoostCreated, TOPICS.IncentiveAdded, TOPICS.BoostClaimed] },
-      from,
-      to,
-      onSplit,
-    )) as unknown as RawLog[];
-    // What incentives emit (any contract: they are found among the boosts' incentives by address): the
-    // Claimed of a claim, clawback or raffle draw, and ToppedUp. Each changes what an incentive holds.
-    const incentiveLogs = (await getLogsSplitting(rpc, { topic0: [TOPICS.Claimed, TOPICS.ToppedUp] }, from, to, onSplit)) as unknown as RawLog[];
-    // Shrink the range after the node refused one; grow back slowly.
-    this.range = split ? Math.max(1, Math.floor(Number(to - from + 1n) / 2)) : Math.min(this.options.blockRange, Math.ceil(this.range * 1.5));
-
-    // Headers of the last block and of every block with logs: timestamps, and hashes to detect a
-    // reorganisation later, and now (a log whose block hash is not the header's came from another branch).
-    const numbers = new Set<bigint>([to, ...[...coreLogs, ...incentiveLogs].map((log) => BigInt(log.blockNumber))]);
-    const headers = new Map(
-      await Promise.all(
-        [...numbers].map(async (number) => {
-          const block = await rpc.getBlock(number);
-          return [number, { hash: block.hash!, timestamp: Number(block.timestamp) }] as const;
-        }),
-      ),
-    );
-    for (const log of [...coreLogs, ...incentiveLogs]) {
-      const header = headers.get(BigInt(log.blockNumber));
-      if (header && header.hash !== log.blockHash) throw new Error(`the chain changed while block ${BigInt(log.blockNumber)} was read; retrying`);
-    }
+    const { coreLogs, incentiveLogs, headers } = await this.readRange(from, to);
     const read = performance.now();
     const batch = await buildBatch(
       rpc,
@@ -187,6 +164,44 @@ export class CoreIndexer {
     );
     this.report(safe, to, { logs: coreLogs.length + incentiveLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped }, last.timestamp);
     return 'progressed';
+  }
+
+  /**
+   * The range's logs, and the headers of its last block and of every block with logs: timestamps,
+   * and hashes to detect a reorganisation later, and now (a log whose block hash is not the
+   * header's came from another branch).
+   */
+  private async readRange(from: bigint, to: bigint): Promise<{ coreLogs: RawLog[]; incentiveLogs: RawLog[]; headers: Map<bigint, BlockHeader> }> {
+    const { rpc } = this.options;
+    let split = false;
+    const onSplit = () => (split = true);
+    const coreLogs = (await getLogsSplitting(
+      rpc,
+      { address: this.id.core as Hex, topic0: [TOPICS.BoostCreated, TOPICS.IncentiveAdded, TOPICS.BoostClaimed] },
+      from,
+      to,
+      onSplit,
+    )) as unknown as RawLog[];
+    // What incentives emit (any contract: they are found among the boosts' incentives by address): the
+    // Claimed of a claim, clawback or raffle draw, and ToppedUp. Each changes what an incentive holds.
+    const incentiveLogs = (await getLogsSplitting(rpc, { topic0: [TOPICS.Claimed, TOPICS.ToppedUp] }, from, to, onSplit)) as unknown as RawLog[];
+    // Shrink the range after the node refused one; grow back slowly.
+    this.range = split ? Math.max(1, Math.floor(Number(to - from + 1n) / 2)) : Math.min(this.options.blockRange, Math.ceil(this.range * 1.5));
+
+    const numbers = new Set<bigint>([to, ...[...coreLogs, ...incentiveLogs].map((log) => BigInt(log.blockNumber))]);
+    const headers = new Map(
+      await Promise.all(
+        [...numbers].map(async (number) => {
+          const block = await rpc.getBlock(number);
+          return [number, { hash: block.hash!, timestamp: Number(block.timestamp) }] as const;
+        }),
+      ),
+    );
+    for (const log of [...coreLogs, ...incentiveLogs]) {
+      const header = headers.get(BigInt(log.blockNumber));
+      if (header && header.hash !== log.blockHash) throw new Error(`the chain changed while block ${BigInt(log.blockNumber)} was read; retrying`);
+    }
+    return { coreLogs, incentiveLogs, headers };
   }
 
   private report(safe: bigint, indexed: bigint, counts: Pick<Progress, 'logs' | 'claims' | 'campaigns' | 'skipped'>, indexedTimestamp?: number) {
