@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
+import { sleep } from '../sleep.js';
 import { StaleBasisError } from './basis.js';
 import { CoreIndexer, type CoreIndexerOptions, type Progress, ReorgTooDeepError } from './core-indexer.js';
 import type { ChainTarget } from '../chain/targets.js';
@@ -48,19 +49,76 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
     lastLogged.set(key, now);
     log();
   };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        controller.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      controller.signal.addEventListener('abort', onAbort, { once: true });
-    });
+  const pause = (ms: number) => sleep(ms, controller.signal);
 
+  const loops = coreLoops(targets, database, settings, logger, hooks, controller.signal, throttled);
+
+  const verifyChain = async (rpc: Rpc, chainId: number) => {
+    const actual = await rpc.withRetries('eth_chainId', () => rpc.client.getChainId());
+    if (actual !== chainId) throw new Error(`the RPC endpoint for chain ${chainId} serves chain ${actual}`);
+  };
+
+  const loop = async ({ indexer, rpc, chainId }: (typeof loops)[number], once: boolean) => {
+    try {
+      await verifyChain(rpc, chainId);
+    } catch (error) {
+      if (error instanceof AbortedError) return;
+      throw error;
+    }
+    let failures = 0;
+    let stale = 0;
+    while (!controller.signal.aborted) {
+      try {
+        const result = await indexer.step();
+        failures = 0;
+        stale = 0;
+        if (result === 'caught-up') {
+          if (once) return;
+          await pause(settings.pollMs);
+        }
+      } catch (error) {
+        if (error instanceof AbortedError || controller.signal.aborted) return;
+        if (error instanceof ReorgTooDeepError) throw error;
+        if (error instanceof StaleBasisError) {
+          // Not a fault: an import won a race, and nothing was written. Build the range again at once;
+          // only when imports keep winning, pause a little between attempts.
+          stale++;
+          logger.warn({ chainId, core: indexer.id.core, attempt: stale, reason: error.message }, 'a block range is built again after an import');
+          if (stale > 1) await pause(Math.min(5_000, 50 * 2 ** Math.min(stale, 7)) * Math.random());
+          continue;
+        }
+        failures++;
+        throttled(`step:${chainId}:${indexer.id.core}`, () =>
+          logger.error({ chainId, core: indexer.id.core, err: error }, 'indexing a block range failed; retrying'),
+        );
+        await pause(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)) * Math.random());
+      }
+    }
+  };
+
+  return {
+    run: async ({ once = false } = {}) => {
+      const results = await Promise.allSettled(loops.map((entry) => loop(entry, once)));
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) {
+        controller.abort();
+        throw failed.reason;
+      }
+    },
+    stop: () => controller.abort(),
+  };
+}
+
+/** One loop per core of each target: its indexer and its chain's RPC (one per chain, shared by its cores). */
+function coreLoops(
+  targets: ChainTarget[],
+  database: DatabaseHandle,
+  settings: IndexerSettings,
+  logger: Logger,
+  hooks: IndexerHooks,
+  signal: AbortSignal,
+  throttled: (key: string, log: () => void) => void,
+): { indexer: CoreIndexer; rpc: Rpc; chainId: number }[] {
   const loops: { indexer: CoreIndexer; rpc: Rpc; chainId: number }[] = [];
   for (const target of targets) {
     const rpc = createRpc({
@@ -68,7 +126,7 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
       timeoutMs: settings.rpcTimeoutMs,
       baseBackoffMs: settings.baseBackoffMs ?? 250,
       maxBackoffMs: settings.maxBackoffMs ?? 30_000,
-      signal: controller.signal,
+      signal,
       onError: (error, attempt, label) => {
         hooks.onRpcError?.(target.chainId, error);
         throttled(`rpc:${target.chainId}`, () =>
@@ -94,58 +152,5 @@ export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, 
     }
   }
 
-  const verifyChain = async (rpc: Rpc, chainId: number) => {
-    const actual = await rpc.withRetries('eth_chainId', () => rpc.client.getChainId());
-    if (actual !== chainId) throw new Error(`the RPC endpoint for chain ${chainId} serves chain ${actual}`);
-  };
-
-  const loop = async ({ indexer, rpc, chainId }: (typeof loops)[number], once: boolean) => {
-    try {
-      await verifyChain(rpc, chainId);
-    } catch (error) {
-      if (error instanceof AbortedError) return;
-      throw error;
-    }
-    let failures = 0;
-    let stale = 0;
-    while (!controller.signal.aborted) {
-      try {
-        const result = await indexer.step();
-        failures = 0;
-        stale = 0;
-        if (result === 'caught-up') {
-          if (once) return;
-          await sleep(settings.pollMs);
-        }
-      } catch (error) {
-        if (error instanceof AbortedError || controller.signal.aborted) return;
-        if (error instanceof ReorgTooDeepError) throw error;
-        if (error instanceof StaleBasisError) {
-          // Not a fault: an import won a race, and nothing was written. Build the range again at once;
-          // only when imports keep winning, pause a little between attempts.
-          stale++;
-          logger.warn({ chainId, core: indexer.id.core, attempt: stale, reason: error.message }, 'a block range is built again after an import');
-          if (stale > 1) await sleep(Math.min(5_000, 50 * 2 ** Math.min(stale, 7)) * Math.random());
-          continue;
-        }
-        failures++;
-        throttled(`step:${chainId}:${indexer.id.core}`, () =>
-          logger.error({ chainId, core: indexer.id.core, err: error }, 'indexing a block range failed; retrying'),
-        );
-        await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)) * Math.random());
-      }
-    }
-  };
-
-  return {
-    run: async ({ once = false } = {}) => {
-      const results = await Promise.allSettled(loops.map((entry) => loop(entry, once)));
-      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-      if (failed) {
-        controller.abort();
-        throw failed.reason;
-      }
-    },
-    stop: () => controller.abort(),
-  };
+  return loops;
 }

@@ -4,6 +4,7 @@ import { type PriceWrite, writePrices } from '../ingest/prices.js';
 import { NATIVE_TOKEN_ADDRESS, type PriceQuote, type PriceSource, PriceSourceError } from '../prices/source.js';
 import type { PriceMetrics } from './metrics.js';
 import { claimsWaiting, newestPrices, tokensToQuote, waitingHours } from './wanted.js';
+import { sleep } from '../sleep.js';
 
 /**
  * The price job: it keeps the price history (token_prices) filled from its sources, beside the
@@ -307,17 +308,4 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       await round?.catch(() => undefined);
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
