@@ -11,9 +11,8 @@ import { createClaimWindowsRepository } from './repository.js';
  * entry the rest of the service imports. `createClaimVolumes` builds the component as the app runs
  * it; tests build `ClaimWindows` around a repository of their own.
  */
-export { ClaimWindows, type ClaimWindowsOptions, LOAD_REASONS, type LoadReason, WindowView } from './claim-windows.js';
+export { ClaimWindows, type WindowView } from './claim-windows.js';
 export { claimWindowsLifecycle } from './lifecycle.js';
-export { createClaimWindowsRepository } from './repository.js';
 export type { CampaignVolume, ContractVolume, RankedWindow } from './state.js';
 
 export interface ClaimVolumesDependencies {

@@ -253,8 +253,10 @@ export class ClaimVolumeState {
 
   /** Adds claims (sign 1), removes them (sign -1) or changes their value (sign 0), whatever their time. */
   apply(contributions: Iterable<ClaimContribution>): void {
-    const pending = new Map<number, PendingContributions>();
-    for (const contribution of contributions) this.applyOne(contribution, pending);
+    // Every request polls the feed, and most polls bring nothing: nothing is allocated for those.
+    let pending: Map<number, PendingContributions> | undefined;
+    for (const contribution of contributions) this.applyOne(contribution, (pending ??= new Map<number, PendingContributions>()));
+    if (pending === undefined) return;
     for (const [index, incoming] of pending) this.store(index, incoming);
     this.publish();
   }
