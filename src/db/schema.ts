@@ -95,12 +95,6 @@ export const tokens = pgTable(
     isWhitelisted: boolean('is_whitelisted').notNull().default(false),
     /** The current price: budgets are valued with it, and it is `actionTokenMetadata.priceUsd`. */
     priceUsd: numeric('price_usd', { precision: 38, scale: 18 }),
-    /**
-     * Who set `price_usd`: `import` (an import file, or any other writer of the row), or the price
-     * source whose newest quote it is (src/ingest/prices.ts). Only an imported price enters the price
-     * history through the tokens' trigger.
-     */
-    priceSource: text('price_source').notNull().default('import'),
     marketCapUsd: usd('market_cap_usd'),
     priceChange24hPct: numeric('price_change_24h_pct', { precision: 12, scale: 4 }),
     volume24hUsd: usd('volume_24h_usd'),
@@ -112,6 +106,12 @@ export const tokens = pgTable(
      * does not change them, and the indexer does not read the token again.
      */
     decimalsFromChain: boolean('decimals_from_chain').notNull().default(false),
+    /**
+     * Who set `price_usd`: `import` (an import file, or any other writer of the row), or the price
+     * source whose newest quote it is (src/ingest/prices.ts). Only an imported price enters the price
+     * history through the tokens' trigger.
+     */
+    priceSource: text('price_source').notNull().default('import'),
   },
   (table) => [
     primaryKey({ columns: [table.chainId, table.address] }),
@@ -149,6 +149,9 @@ export const projects = pgTable(
   {
     id: uuid('id').primaryKey(),
     name: text('name').notNull(),
+    imageUri: text('image_uri').notNull(),
+    url: text('url').notNull(),
+    verificationLevel: text('verification_level').notNull(),
     /**
      * The public identifier (`zora`): the name in lowercase with every run of other characters made
      * one '-'. Derived, so the name stays its only source; two projects cannot share one.
@@ -156,9 +159,6 @@ export const projects = pgTable(
     slug: text('slug')
       .notNull()
       .generatedAlwaysAs(sql`trim(both '-' from regexp_replace(lower(name), '[^a-z0-9]+', '-', 'g'))`),
-    imageUri: text('image_uri').notNull(),
-    url: text('url').notNull(),
-    verificationLevel: text('verification_level').notNull(),
   },
   (table) => [unique('projects_slug_unique').on(table.slug)],
 );
@@ -417,8 +417,6 @@ export const campaigns = pgTable(
     nftMetadataId: text('nft_metadata_id'),
     projectImageUri: text('project_image_uri'),
     tokenImageUri: text('token_image_uri'),
-    /** The token a swap action buys or sells (trending's actionTokenMetadata); null for other actions. */
-    actionTokenAddress: text('action_token_address'),
     /** How to read the claimant from a qualifying transaction; the contract's name comes from `contracts`. */
     actionClaimant: jsonb('action_claimant').$type<ActionClaimantDocument>(),
     /** True while at least one incentive is not exhausted; maintained by `refresh_campaigns()`. */
@@ -428,6 +426,8 @@ export const campaigns = pgTable(
      * the default `tokenWhitelist=true` hides those campaigns. Maintained by `refresh_campaigns()`.
      */
     paysOnlyWhitelistedTokens: boolean('pays_only_whitelisted_tokens').notNull().default(true),
+    /** The token a swap action buys or sells (trending's actionTokenMetadata); null for other actions. */
+    actionTokenAddress: text('action_token_address'),
   },
   (table) => [
     unique('campaigns_public_id_unique').on(table.publicId),
@@ -487,6 +487,10 @@ export const incentives = pgTable(
     claimLimit: numeric('claim_limit').generatedAlwaysAs(
       sql`CASE WHEN type IN ('AllowListIncentive', 'PointsIncentive', 'ERC20Incentive') THEN (params->>'limit')::numeric END`,
     ),
+    /** Maintained from `claims` by trigger. */
+    totalClaims: bigint('total_claims', { mode: 'number' }).notNull().default(0),
+    totalAmountClaimed: numeric('total_amount_claimed').notNull().default('0'),
+    totalUsdClaimed: usd('total_usd_claimed').notNull().default('0'),
     /**
      * What the incentive holds on chain (its asset's `balanceOf`) at the indexer's last read of it;
      * null for an incentive only an import wrote, or one without an asset.
@@ -508,10 +512,6 @@ export const incentives = pgTable(
         ELSE (params->>'limit')::numeric
       END END`,
     ),
-    /** Maintained from `claims` by trigger. */
-    totalClaims: bigint('total_claims', { mode: 'number' }).notNull().default(0),
-    totalAmountClaimed: numeric('total_amount_claimed').notNull().default('0'),
-    totalUsdClaimed: usd('total_usd_claimed').notNull().default('0'),
   },
   (table) => [
     primaryKey({ columns: [table.campaignKey, table.position] }),
@@ -558,12 +558,6 @@ export const claims = pgTable(
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     campaignKey: integer('campaign_key').notNull(),
-    /**
-     * The chain of the claim's campaign, part of the natural key. claims_after_write() checks that
-     * they are equal and campaign_chain_fixed() that a campaign's chain never changes (src/db/sql/);
-     * a foreign key to campaigns (key, chain_id) did, and locked the campaign's row for every claim.
-     */
-    chainId: integer('chain_id').notNull(),
     incentivePosition: smallint('incentive_position').notNull(),
     claimant: text('claimant').notNull(),
     /** In the asset's base units (wei for 18-decimal tokens). */
@@ -571,9 +565,15 @@ export const claims = pgTable(
     usdValue: usd('usd_value').notNull(),
     ethValueWei: uint256('eth_value_wei').notNull(),
     txHash: text('tx_hash').notNull(),
+    claimedAt: timestamptz('claimed_at').notNull(),
+    /**
+     * The chain of the claim's campaign, part of the natural key. claims_after_write() checks that
+     * they are equal and campaign_chain_fixed() that a campaign's chain never changes (src/db/sql/);
+     * a foreign key to campaigns (key, chain_id) did, and locked the campaign's row for every claim.
+     */
+    chainId: integer('chain_id').notNull(),
     /** Position of the claim's event log in its block; with the chain and transaction hash, the natural key. */
     logIndex: integer('log_index').notNull(),
-    claimedAt: timestamptz('claimed_at').notNull(),
     /**
      * The USD or ETH value waits for a price at the claim's time (claim_value()): a claim written
      * without values before its token's price was known. revalue_claims() fills them in when prices
@@ -741,14 +741,14 @@ export const claimChanges = pgTable(
   {
     xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
     campaignKey: integer('campaign_key'),
-    /**
-     * The campaign's public ID, so that a reader needs no other table (and waits on no lock of one).
-     * Null only in changes recorded before the column existed, which no reader started since reads.
-     */
-    publicId: textC('public_id'),
     claimedAt: timestamptz('claimed_at'),
     usdValue: usd('usd_value'),
     sign: smallint('sign').notNull(),
+    /**
+     * The campaign's public ID, so that a reader needs no other table (and waits on no lock of one).
+     * Null in a reload marker, which has no campaign.
+     */
+    publicId: textC('public_id'),
   },
   (table) => [
     index('claim_changes_xid_idx').on(table.xid),

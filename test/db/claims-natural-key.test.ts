@@ -1,16 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { MIGRATIONS_FOLDER, migratePostgres } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 import { writeDataset } from '../../src/ingest/bulk-load.js';
 import { generateDataset } from '../../src/seed/dataset.js';
-import { withDatabase } from '../helpers/test-server.js';
 
 /** A claim is identified by its chain, transaction hash and log index (docs/writing-data.md). */
 describe('the claims natural key', () => {
@@ -145,80 +140,5 @@ describe.runIf(server.kind === 'postgres')('the chain check of many claims at on
     expect((await inSession([...bulkLoad, claimsOfIncentives(1500, 4, true)])).error).toBe('23503');
     expect((await inSession([claimsOfIncentives(1500, 5, true)])).error).toBe('23503');
     expect((await inSession([claimsOfIncentives(3, 6, true)])).error).toBe('23503');
-  });
-});
-
-describe.runIf(server.kind === 'postgres')('the migration that adds the natural key', () => {
-  const name = `campaign_natural_key_${process.pid}`;
-  let admin: pg.Client;
-  let folder: string;
-  beforeAll(async () => {
-    if (server.kind !== 'postgres') return;
-    admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    // The migrations as they stood before the key was filled in and required.
-    folder = mkdtempSync(join(tmpdir(), 'migrations-before-key-'));
-    cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-    const journalPath = join(folder, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-    const added = journal.entries.findIndex((entry) => entry.tag.endsWith('_claims_natural_key_columns'));
-    writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, added + 1) }));
-  });
-  afterAll(async () => {
-    if (server.kind !== 'postgres') return;
-    rmSync(folder, { recursive: true, force: true });
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  });
-
-  it("fills existing claims with their campaign's chain and distinct log indexes per transaction, totals unchanged", async () => {
-    if (server.kind !== 'postgres') return;
-    const url = withDatabase(server.adminUrl, name);
-    const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    const { drizzle } = await import('drizzle-orm/node-postgres');
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await migrate(drizzle({ client }), { migrationsFolder: folder });
-      const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-      await client.query(
-        `INSERT INTO campaigns (key, chain_id, core_address, identifier, campaign_index, owner, creator, budget, validator, action,
-                                protocol_fee, max_participants, block_timestamp, block_number, tx_hash)
-         VALUES (1, 10, $1, 1, 1, $1, $1, $1, $1, $1, 0, 10, 1700000000, 1, '0x01'),
-                (2, 8453, $1, 2, 2, $1, $1, $1, $1, $1, 0, 10, 1700000000, 1, '0x02')`,
-        [address(1)],
-      );
-      await client.query(
-        `INSERT INTO incentives (campaign_key, position, type, params) VALUES
-           (1, 0, 'ERC20Incentive', '{"asset": "${address(2)}", "strategy": 0, "reward": "5", "limit": "10"}'),
-           (2, 0, 'ERC20Incentive', '{"asset": "${address(2)}", "strategy": 0, "reward": "5", "limit": "10"}')`,
-      );
-      await client.query(
-        `INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at) VALUES
-           (1, 0, $1, 5, 1, 1, '0xaa', now()), (1, 0, $1, 5, 1, 1, '0xaa', now()),
-           (1, 0, $1, 5, 1, 1, '0xbb', now()), (2, 0, $1, 5, 1, 1, '0xaa', now())`,
-        [address(3)],
-      );
-      const totals = 'SELECT campaign_key, total_claims, total_amount_claimed FROM incentives ORDER BY 1';
-      const before = (await client.query(totals)).rows;
-
-      await migratePostgres(url, 5000);
-
-      const { rows } = await client.query(
-        'SELECT campaign_key, chain_id, tx_hash, log_index FROM claims ORDER BY id',
-      );
-      expect(rows).toEqual([
-        { campaign_key: 1, chain_id: 10, tx_hash: '0xaa', log_index: 0 },
-        { campaign_key: 1, chain_id: 10, tx_hash: '0xaa', log_index: 1 },
-        { campaign_key: 1, chain_id: 10, tx_hash: '0xbb', log_index: 0 },
-        { campaign_key: 2, chain_id: 8453, tx_hash: '0xaa', log_index: 0 },
-      ]);
-      expect((await client.query(totals)).rows).toEqual(before);
-      expect(before[0]).toEqual({ campaign_key: 1, total_claims: '3', total_amount_claimed: '15' });
-    } finally {
-      await client.end();
-    }
   });
 });
