@@ -3,8 +3,7 @@ import type { Hex } from 'viem';
 import { getLogsSplitting, TOPICS } from '../chain/logs.js';
 import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { memorySource } from '../ingest/memory-source.js';
-import { ingest } from '../ingest/write.js';
+import { writeRecords } from '../ingest/direct.js';
 import type { IngestRecord } from '../ingest/records.js';
 import { buildBatch, noneSkipped, type RawLog, type SkippedCounts } from './batch.js';
 import { confirmBasis } from './basis.js';
@@ -20,10 +19,10 @@ import {
 
 /**
  * Follows one BoostCore on one chain: block ranges from the checkpoint up to the head minus the
- * confirmations, each range's records written through src/ingest/ (derived 'live') with the
- * checkpoint in the same transaction. Before each range it compares the checkpoint's block hash
+ * confirmations, each range's records written through the ingest module's direct path
+ * (src/ingest/direct.ts) with the checkpoint in the same transaction. Before each range it compares the checkpoint's block hash
  * with the chain's: on a reorganisation it finds the fork among the remembered hashes, undoes
- * what the orphaned blocks wrote (through ingest, from the journal) and continues from the fork.
+ * what the orphaned blocks wrote (the same way, from the journal) and continues from the fork.
  */
 
 export interface CoreIndexerOptions {
@@ -60,6 +59,8 @@ export interface Progress {
   campaigns: number;
   /** What this range did not write, by kind (logged with each one's address). */
   skipped: SkippedCounts;
+  /** How long the range's write transaction took, in milliseconds; absent when no range was written. */
+  writeMs?: number;
 }
 
 export interface ClaimPriceNeeds {
@@ -138,8 +139,8 @@ export class CoreIndexer {
     const blocks = [...headers].map(([blockNumber, header]) => ({ blockNumber, blockHash: header.hash }));
     const state = { checkpoint, blocks, journal: batch.journal, incentives: batch.incentives, forgetBelow: to - BigInt(this.options.reorgDepth) };
     if (batch.claims > 0) await this.options.beforeClaims?.(this.id.chainId, claimPriceNeeds(batch.records));
-    await ingest(database, sourceOf(batch.records), {
-      derived: 'live',
+    await writeRecords(database, batch.records, {
+      invalid,
       // Its token records are what the tokens' contracts answered (src/indexer/tokens.ts).
       tokensFromChain: true,
       // An import that changed what the records were built from rolls this back (StaleBasisError).
@@ -147,6 +148,7 @@ export class CoreIndexer {
       beforeCommit: (session) => writeState(session, this.id, state),
     });
     this.checkpoint = checkpoint;
+    const writeMs = performance.now() - built;
     this.log.debug(
       {
         chainId: this.id.chainId,
@@ -158,11 +160,12 @@ export class CoreIndexer {
         campaigns: batch.campaigns,
         readMs: Math.round(read - started),
         buildMs: Math.round(built - read),
-        writeMs: Math.round(performance.now() - built),
+        writeMs: Math.round(writeMs),
       },
       'indexed a block range',
     );
-    this.report(safe, to, { logs: coreLogs.length + incentiveLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped }, last.timestamp);
+    const counts = { logs: coreLogs.length + incentiveLogs.length, claims: batch.claims, campaigns: batch.campaigns, skipped: batch.skipped };
+    this.report(safe, to, { ...counts, writeMs }, last.timestamp);
     return 'progressed';
   }
 
@@ -204,7 +207,7 @@ export class CoreIndexer {
     return { coreLogs, incentiveLogs, headers };
   }
 
-  private report(safe: bigint, indexed: bigint, counts: Pick<Progress, 'logs' | 'claims' | 'campaigns' | 'skipped'>, indexedTimestamp?: number) {
+  private report(safe: bigint, indexed: bigint, counts: Pick<Progress, 'logs' | 'claims' | 'campaigns' | 'skipped' | 'writeMs'>, indexedTimestamp?: number) {
     this.options.onProgress?.({
       chainId: this.id.chainId,
       core: this.id.core,
@@ -253,7 +256,7 @@ export class CoreIndexer {
     }
     const undo = await journalAfter(database, this.id, fork.blockNumber);
     const rewound = fork;
-    await ingest(database, sourceOf(undo), { derived: 'live', beforeCommit: (session) => rewindState(session, this.id, rewound) });
+    await writeRecords(database, undo, { invalid, beforeCommit: (session) => rewindState(session, this.id, rewound) });
     this.log.warn(
       { chainId: this.id.chainId, core: this.id.core, from: checkpoint.blockNumber.toString(), fork: fork.blockNumber.toString(), undone: undo.length },
       'chain reorganisation: orphaned blocks undone',
@@ -263,6 +266,5 @@ export class CoreIndexer {
   }
 }
 
-/** The records as the import reads them: a record that fails validation is a bug of the indexer's. */
-const sourceOf = (records: IngestRecord[]) =>
-  memorySource(records, (record, error) => new Error(`the indexer built an invalid ${record.kind} record: ${error}`));
+/** A record that fails the import's validation is a bug of the indexer's. */
+const invalid = (record: IngestRecord, error: string) => new Error(`the indexer built an invalid ${record.kind} record: ${error}`);

@@ -1,5 +1,7 @@
 import type { RecordKind } from './records.js';
-import { asRecord, stageTable } from './merge.js';
+import { asRecord } from './merge.js';
+import type { StagedRows } from './staged-rows.js';
+import { stageTable } from './staging.js';
 
 /** The SQL that finds, among staged records, duplicate natural keys and references to rows that do not exist. */
 
@@ -54,24 +56,24 @@ export const REFERENCES: Partial<Record<RecordKind, ReferenceCheck[]>> = {
 };
 
 /** Staged records whose references are missing: at most `limit`, by line. */
-export function missingReferenceStatement(kind: RecordKind, check: ReferenceCheck, limit: number): string {
+export function missingReferenceStatement(kind: RecordKind, check: ReferenceCheck, rows: StagedRows, limit: number): string {
   return `SELECT s.line, ${check.value} AS value
-  FROM ${stageTable(kind)} AS s${asRecord(kind)}
+  FROM ${rows.of(kind)} AS s${asRecord(kind)}
  WHERE NOT s.deleted AND ${check.value} IS NOT NULL AND NOT ${check.exists}
  ORDER BY s.line LIMIT ${limit}`;
 }
 
 /** Claims of an incentive position their campaign does not have (checked once the campaigns are merged). */
-export function missingIncentiveStatement(limit: number): string {
+export function missingIncentiveStatement(rows: StagedRows, limit: number): string {
   return `SELECT s.line, s.incentive_position || ' of ' || s.campaign AS value
-  FROM ${stageTable('claim')} AS s
+  FROM ${rows.of('claim')} AS s
   JOIN campaigns AS c ON c.public_id = s.campaign COLLATE "C"
  WHERE NOT s.deleted
    AND NOT EXISTS (SELECT 1 FROM incentives AS i WHERE i.campaign_key = c.key AND i.position = s.incentive_position)
  ORDER BY s.line LIMIT ${limit}`;
 }
 
-/** Natural keys given more than once in the input. */
+/** Natural keys given more than once in a staging table. */
 export function duplicateKeyStatement(kind: RecordKind, limit: number): string {
   return `SELECT key, lines[1] AS first, lines[2] AS again
   FROM (SELECT key, array_agg(line ORDER BY line) AS lines FROM ${stageTable(kind)} GROUP BY key HAVING count(*) > 1) AS d

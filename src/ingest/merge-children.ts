@@ -1,14 +1,14 @@
 import type { RecordKind } from './records.js';
-import { stageTable } from './merge.js';
+import type { StagedRows } from './staged-rows.js';
 
 /**
  * The child rows of a record (an access list's members, an allow list's addresses, a campaign's
- * incentives and steps by position), made to match the record; every changed parent is noted in
- * ingest_touched, so that the summary counts it as updated.
+ * incentives and steps by position), made to match the record; every changed parent is noted
+ * (StagedRows.touch), so that the summary counts it as updated.
  * `bulk` (empty tables, see BULK_TABLES): nothing to delete or conflict with, only inserts.
  */
-export function childStatements(kind: RecordKind, bulk = false): string[] {
-  return bulk ? insertOnly(childStatementsOf(kind, true)) : childStatementsOf(kind, false);
+export function childStatements(kind: RecordKind, rows: StagedRows, bulk = false): string[] {
+  return bulk ? insertOnly(childStatementsOf(kind, rows, true)) : childStatementsOf(kind, rows, false);
 }
 
 /** The statements that add rows; the deletions of rows a record no longer has are for tables that hold some. */
@@ -16,34 +16,34 @@ function insertOnly(statements: string[]): string[] {
   return statements.filter((statement) => !/^\s*WITH \w+ AS \(\s*DELETE/.test(statement));
 }
 
-function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
+function childStatementsOf(kind: RecordKind, rows: StagedRows, bulk: boolean): string[] {
   const upsertOnPosition = (set: string, differs: string) =>
     bulk ? '' : `ON CONFLICT (campaign_key, position) DO UPDATE SET ${set} WHERE ${differs}`;
-  const touch = (select: string) => `INSERT INTO ingest_touched (kind, key, change) ${select}`;
+  const touch = (select: string) => rows.touch(select);
   switch (kind) {
     case 'accessList':
       return [
         `WITH gone AS (
-           DELETE FROM access_list_members AS m USING ${stageTable(kind)} AS s
+           DELETE FROM access_list_members AS m USING ${rows.of(kind)} AS s
             WHERE NOT s.deleted AND m.access_list_id = (s.record->>'id')::uuid
               AND NOT coalesce(s.record->'members', '[]') ? m.address
            RETURNING m.access_list_id)
-         ${touch(`SELECT DISTINCT 'accessList', access_list_id::text, 'updated' FROM gone`)}`,
+         ${touch(`SELECT DISTINCT 'accessList' AS kind, access_list_id::text AS key, 'updated' AS change FROM gone`)}`,
         `WITH added AS (
            INSERT INTO access_list_members (access_list_id, address)
-           SELECT (s.record->>'id')::uuid, member FROM ${stageTable(kind)} AS s,
+           SELECT (s.record->>'id')::uuid, member FROM ${rows.of(kind)} AS s,
                   jsonb_array_elements_text(coalesce(s.record->'members', '[]')) AS member
             WHERE NOT s.deleted
            ON CONFLICT DO NOTHING
            RETURNING access_list_id)
-         ${touch(`SELECT DISTINCT 'accessList', access_list_id::text, 'updated' FROM added`)}`,
+         ${touch(`SELECT DISTINCT 'accessList' AS kind, access_list_id::text AS key, 'updated' AS change FROM added`)}`,
       ];
     case 'budgetAccount': {
       const account = `(s.record->>'chainId')::integer, s.record->>'address'`;
-      const touched = `SELECT DISTINCT 'budgetAccount', chain_id || ':' || account_address, 'updated' FROM changed`;
+      const touched = `SELECT DISTINCT 'budgetAccount' AS kind, chain_id || ':' || account_address AS key, 'updated' AS change FROM changed`;
       return [
         `WITH changed AS (
-           DELETE FROM budget_account_members AS m USING ${stageTable(kind)} AS s
+           DELETE FROM budget_account_members AS m USING ${rows.of(kind)} AS s
             WHERE NOT s.deleted AND (m.chain_id, m.account_address) = (${account})
               AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(s.record->'members', '[]')) AS e
                                WHERE e.value->>'address' = m.member_address)
@@ -53,7 +53,7 @@ function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
            INSERT INTO budget_account_members AS m (chain_id, account_address, member_address, roles, email, status)
            SELECT ${account}, e.value->>'address',
                   ARRAY(SELECT jsonb_array_elements_text(e.value->'roles')::smallint), e.value->>'email', e.value->>'status'
-             FROM ${stageTable(kind)} AS s, jsonb_array_elements(coalesce(s.record->'members', '[]')) AS e
+             FROM ${rows.of(kind)} AS s, jsonb_array_elements(coalesce(s.record->'members', '[]')) AS e
             WHERE NOT s.deleted
            ON CONFLICT (chain_id, account_address, member_address) DO UPDATE
               SET roles = excluded.roles, email = excluded.email, status = excluded.status
@@ -68,24 +68,24 @@ function childStatementsOf(kind: RecordKind, bulk: boolean): string[] {
       const keyOf = `(SELECT a.chain_id || ':' || a.contract_address FROM allow_lists AS a WHERE a.id = changed.allow_list_id)`;
       return [
         `WITH gone AS (
-           DELETE FROM allow_list_addresses AS m USING ${stageTable(kind)} AS s
+           DELETE FROM allow_list_addresses AS m USING ${rows.of(kind)} AS s
             WHERE NOT s.deleted AND m.allow_list_id = ${list}
               AND NOT coalesce(s.record->'addresses', '[]') ? m.address
            RETURNING m.allow_list_id)
-         ${touch(`SELECT DISTINCT 'allowList', ${keyOf}, 'updated' FROM gone AS changed`)}`,
+         ${touch(`SELECT DISTINCT 'allowList' AS kind, ${keyOf} AS key, 'updated' AS change FROM gone AS changed`)}`,
         `WITH added AS (
            INSERT INTO allow_list_addresses (allow_list_id, address)
-           SELECT ${list}, member FROM ${stageTable(kind)} AS s,
+           SELECT ${list}, member FROM ${rows.of(kind)} AS s,
                   jsonb_array_elements_text(coalesce(s.record->'addresses', '[]')) AS member
             WHERE NOT s.deleted
            ON CONFLICT DO NOTHING
            RETURNING allow_list_id)
-         ${touch(`SELECT DISTINCT 'allowList', ${keyOf}, 'updated' FROM added AS changed`)}`,
+         ${touch(`SELECT DISTINCT 'allowList' AS kind, ${keyOf} AS key, 'updated' AS change FROM added AS changed`)}`,
       ];
     }
     case 'campaign': {
-      const staged = `${stageTable(kind)} AS s JOIN campaigns AS c ON c.public_id = s.key COLLATE "C"`;
-      const touched = `SELECT DISTINCT 'campaign', c.public_id, 'updated' FROM changed JOIN campaigns AS c ON c.key = changed.campaign_key`;
+      const staged = `${rows.of(kind)} AS s JOIN campaigns AS c ON c.public_id = s.key COLLATE "C"`;
+      const touched = `SELECT DISTINCT 'campaign' AS kind, c.public_id AS key, 'updated' AS change FROM changed JOIN campaigns AS c ON c.key = changed.campaign_key`;
       return [
         // Positions the record no longer has go first; their claims go with them (foreign key cascade).
         `WITH changed AS (

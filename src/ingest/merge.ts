@@ -1,35 +1,17 @@
 import type { RecordKind } from './records.js';
+import type { StagedRows } from './staged-rows.js';
 
 /**
- * The SQL that merges staged records (ingest/staging.ts: one temporary table per kind, a row per
- * record with its line, key and JSON) into the tables, by natural key. Everything is set-based:
+ * The SQL that merges staged records (a row per record with its line, key and JSON, read from
+ * where StagedRows says: a temporary table, or a parameter) into the tables, by natural key. Everything is set-based:
  * one statement per kind and step, whatever the number of records. Rows are written in line order,
  * so generated ids (claims, claim signatures) follow the file, which is how readers break ties.
  *
  * Upserts only touch rows that differ (`IS DISTINCT FROM`), so re-importing a file changes nothing
  * and the counts say what happened. Kinds with child rows (members, addresses, incentives, steps)
- * note every changed parent in `ingest_touched`; the others count what their statement returns.
+ * note every changed parent (StagedRows.touch); the others count what their statement returns.
  */
 
-export const stageTable = (kind: RecordKind) => `ingest_${kind.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
-
-/**
- * Claims, most of any input, are staged in typed columns rather than as jsonb: COPY parses a number
- * or a timestamp far faster than a JSON document, and the merge reads columns instead of extracting
- * fields. [column, SQL type, record field]; a deletion leaves all but the key NULL.
- */
-export const CLAIM_STAGING_COLUMNS = [
-  ['chain_id', 'integer', 'chainId'],
-  ['tx_hash', 'text', 'txHash'],
-  ['log_index', 'integer', 'logIndex'],
-  ['campaign', 'text', 'campaign'],
-  ['incentive_position', 'smallint', 'incentivePosition'],
-  ['claimant', 'text', 'claimant'],
-  ['amount', 'numeric', 'amount'],
-  ['usd_value', 'numeric', 'usdValue'],
-  ['eth_value_wei', 'numeric', 'ethValueWei'],
-  ['claimed_at', 'timestamptz', 'claimedAt'],
-] as const;
 
 /** The staged record as `r` (jsonb), for the kinds staged as documents. */
 export const asRecord = (kind: RecordKind) => (kind === 'claim' ? '' : ', LATERAL (SELECT s.record AS r) AS x');
@@ -49,7 +31,7 @@ interface UpsertSpec {
   table: string;
   conflict: string[];
   columns: Column[];
-  /** The natural key of a written row as text, for ingest_touched (kinds with children). */
+  /** The natural key of a written row as text, noted as touched (kinds with children). */
   touchedKey?: string;
   /** A join the columns read from (`c`, the campaign a claim names): set-based, so it needs no index. */
   join?: string;
@@ -310,7 +292,7 @@ export const BULK_TABLES = [
 ];
 
 /** The statement that upserts every staged (not deleted) record of a kind, and what it returns. */
-export function upsertStatement(kind: RecordKind, bulk = false, tokensFromChain = false): { sql: string; countsRows: boolean } {
+export function upsertStatement(kind: RecordKind, rows: StagedRows, bulk = false, tokensFromChain = false): { sql: string; countsRows: boolean } {
   const stored = UPSERTS.find((candidate) => candidate.kind === kind)!;
   const spec = kind === 'token' && tokensFromChain ? chainTokenSpec(stored) : stored;
   const names = spec.columns.map((column) => column.name);
@@ -318,7 +300,7 @@ export function upsertStatement(kind: RecordKind, bulk = false, tokensFromChain 
   const updated = updatedColumns.map((column) => column.name);
   const values = updatedColumns.map((column) => column.update ?? `excluded.${column.name}`);
   const source = `SELECT ${spec.columns.map((column) => `${column.value} AS ${column.name}`).join(',\n         ')}
-    FROM ${stageTable(kind)} AS s ${spec.join ?? ''}${asRecord(kind)}
+    FROM ${rows.of(kind)} AS s ${spec.join ?? ''}${asRecord(kind)}
    WHERE NOT s.deleted
    ORDER BY s.line`;
   const onConflict =
@@ -334,8 +316,7 @@ export function upsertStatement(kind: RecordKind, bulk = false, tokensFromChain 
     return {
       sql: `WITH written AS (${insert}
   RETURNING ${spec.touchedKey} AS key, (xmax = 0) AS inserted)
-INSERT INTO ingest_touched (kind, key, change)
-SELECT '${kind}', key, CASE WHEN inserted THEN 'inserted' ELSE 'updated' END FROM written`,
+${rows.touch(`SELECT '${kind}' AS kind, key, CASE WHEN inserted THEN 'inserted' ELSE 'updated' END AS change FROM written`)}`,
       countsRows: false,
     };
   }
@@ -373,8 +354,8 @@ const DELETE_MATCH: Record<RecordKind, { table: string; match: string }> = {
   claim: { table: 'claims', match: `t.chain_id = s.chain_id AND t.tx_hash = s.tx_hash AND t.log_index = s.log_index` },
 };
 
-export function deleteStatement(kind: RecordKind): string {
+export function deleteStatement(kind: RecordKind, rows: StagedRows): string {
   const { table, match } = DELETE_MATCH[kind];
-  return `WITH gone AS (DELETE FROM ${table} AS t USING ${stageTable(kind)} AS s WHERE s.deleted AND ${match} RETURNING 1)
+  return `WITH gone AS (DELETE FROM ${table} AS t USING ${rows.of(kind)} AS s WHERE s.deleted AND ${match} RETURNING 1)
 SELECT count(*)::integer AS deleted FROM gone`;
 }

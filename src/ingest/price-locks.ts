@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession } from '../db/client.js';
-import { stageTable } from './merge.js';
+import type { IngestRecord } from './records.js';
+import { stageTable } from './staging.js';
 
 /**
  * Writing claims and writing prices of one chain, one after the other where they meet.
@@ -44,13 +45,29 @@ export async function lockChainsOfStagedRecords(session: BulkSession): Promise<v
                      UNION ALL
                      SELECT (record->>'chainId')::integer, true FROM ${stageTable('token')}
                       WHERE NOT deleted AND (record->>'priceUsd')::numeric > 0) AS chains
-              GROUP BY chain_id ORDER BY chain_id`),
+              GROUP BY chain_id`),
   );
-  for (const { chain_id, prices } of rows) {
+  await lockChains(session, new Map(rows.map((row) => [row.chain_id, row.prices])));
+}
+
+/** The same for records held in memory (the direct path, src/ingest/direct.ts). */
+export async function lockChainsOfRecords(session: BulkSession, records: readonly IngestRecord[]): Promise<void> {
+  const chains = new Map<number, boolean>();
+  for (const record of records) {
+    if (record.deleted === true) continue;
+    if (record.kind === 'claim') chains.set(record.chainId, chains.get(record.chainId) === true);
+    if (record.kind === 'token' && Number(record.priceUsd ?? 0) > 0) chains.set(record.chainId, true);
+  }
+  await lockChains(session, chains);
+}
+
+/** By chain, in chain order: exclusive where prices are written, shared where only claims are. */
+async function lockChains(session: BulkSession, prices: ReadonlyMap<number, boolean>): Promise<void> {
+  for (const chainId of [...prices.keys()].sort((a, b) => a - b)) {
     await session.query(
-      prices
-        ? sql`SELECT pg_advisory_xact_lock(${CLAIMS_AND_PRICES_LOCK}, ${chain_id})`
-        : sql`SELECT pg_advisory_xact_lock_shared(${CLAIMS_AND_PRICES_LOCK}, ${chain_id})`,
+      prices.get(chainId)
+        ? sql`SELECT pg_advisory_xact_lock(${CLAIMS_AND_PRICES_LOCK}, ${chainId})`
+        : sql`SELECT pg_advisory_xact_lock_shared(${CLAIMS_AND_PRICES_LOCK}, ${chainId})`,
     );
   }
 }

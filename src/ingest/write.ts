@@ -1,47 +1,24 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { setAsideIndexesAndConstraints } from './bulk-load.js';
-import { duplicateKeyStatement, missingIncentiveStatement, missingReferenceStatement, REFERENCES } from './checks.js';
-import { BULK_TABLES, deleteStatement, stageTable, upsertStatement } from './merge.js';
-import { childStatements } from './merge-children.js';
+import { duplicateKeyStatement } from './checks.js';
+import { BULK_TABLES } from './merge.js';
+import { mergeRecords } from './merge-records.js';
 import { lockChainsOfStagedRecords } from './price-locks.js';
-import { type IngestRecord, RECORD_KINDS, type RecordKind } from './records.js';
-import { createStagingTables, Stager } from './staging.js';
+import { RECORD_KINDS } from './records.js';
+import { stagingTables } from './staged-rows.js';
+import { createStagingTables, Stager, stageTable } from './staging.js';
+import { failWith, type IngestSummary, type Problem, PROBLEM_LIMIT, type SourceRecord } from './write-types.js';
+
+export { IngestError, type IngestSummary, type KindSummary, type Problem, type SourceRecord } from './write-types.js';
 
 /**
- * The one write path (docs/writing-data.md). Records, validated by their kind's schema, go into
- * the database by natural key in one transaction: all of them or none, and readers see the state
- * before or the state after, never a part. The import command, the seed generator's data and the
- * chain indexer all come through here.
+ * The write path of an input of any size (docs/writing-data.md). Records, validated by their kind's
+ * schema, go into the database by natural key in one transaction: all of them or none, and readers
+ * see the state before or the state after, never a part. The import command and the seed
+ * generator's data come through here; the chain indexer's few records of a block range take the
+ * direct path (direct.ts), which runs the same merge without staging tables.
  */
-
-/** A validated record and where it came from (the line of an import file, or a running count). */
-export interface SourceRecord {
-  line: number;
-  key: string;
-  record: IngestRecord;
-}
-
-/** One thing wrong with the input; `line` when it is about one record. */
-export interface Problem {
-  line?: number;
-  message: string;
-}
-
-export class IngestError extends Error {
-  constructor(readonly problems: Problem[]) {
-    super(problems.map((problem) => (problem.line ? `line ${problem.line}: ${problem.message}` : problem.message)).join('\n'));
-  }
-}
-
-export interface KindSummary {
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
-
-export type IngestSummary = Record<RecordKind, KindSummary>;
 
 export type IngestPhase = 'stage' | 'check' | 'merge' | 'rebuild indexes' | 'derive';
 
@@ -93,9 +70,6 @@ export interface IngestOptions {
   beforeCommit?: (session: BulkSession, summary: IngestSummary) => Promise<void>;
 }
 
-/** How many problems of one sort are reported before stopping. */
-const PROBLEM_LIMIT = 10;
-
 class DryRunRollback extends Error {
   constructor(readonly summary: IngestSummary) {
     super('dry run');
@@ -139,7 +113,9 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
         sql.raw(`SELECT ${BULK_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
       );
       const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
-      const summary = await phase('merge', () => merge(session, stager, empty, options.onStep, options.tokensFromChain));
+      const summary = await phase('merge', () =>
+        mergeRecords(session, stagingTables, stager.counts, { bulk: empty, onStep: options.onStep, tokensFromChain: options.tokensFromChain }),
+      );
       if (restore.length > 0) {
         await phase('rebuild indexes', async () => {
           for (const statement of restore) await session.query(sql.raw(statement));
@@ -166,88 +142,7 @@ async function checkDuplicates(session: BulkSession): Promise<void> {
       problems.push({ line: Number(row.again), message: `${kind} ${row.key} is given again (first on line ${row.first})` });
     }
   }
-  if (problems.length > 0) throw new IngestError(problems.sort((a, b) => a.line! - b.line!).slice(0, PROBLEM_LIMIT));
-}
-
-/** Upserts kind by kind in reference order (each checked against what is merged by then), then deletions in reverse. */
-async function merge(
-  session: BulkSession,
-  stager: Stager,
-  bulk: boolean,
-  onStep: (step: string, ms: number) => void = () => undefined,
-  tokensFromChain = false,
-): Promise<IngestSummary> {
-  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
-    const result = await work();
-    onStep(step, Date.now() - started);
-    return result;
-  };
-  const summary = Object.fromEntries(
-    RECORD_KINDS.map(({ kind }) => [kind, { inserted: 0, updated: 0, deleted: 0, unchanged: 0 }]),
-  ) as IngestSummary;
-  for (const { kind } of RECORD_KINDS) {
-    if (stager.counts.get(kind)!.upserts === 0) continue;
-    await timed(`${kind}: check references`, () => checkReferences(session, kind));
-    const { sql: upsert, countsRows } = upsertStatement(kind, bulk, tokensFromChain);
-    const rows = await timed(`${kind}: upsert`, () => run(session, kind, upsert));
-    if (countsRows) {
-      const [counts] = rows as { inserted: number; updated: number }[];
-      summary[kind].inserted = counts!.inserted;
-      summary[kind].updated = counts!.updated;
-    }
-    const children = childStatements(kind, bulk);
-    if (children.length > 0) {
-      await timed(`${kind}: child rows`, async () => {
-        for (const statement of children) await run(session, kind, statement);
-      });
-    }
-  }
-  for (const { kind } of [...RECORD_KINDS].reverse()) {
-    if (stager.counts.get(kind)!.deletions === 0) continue;
-    const [row] = (await run(session, kind, deleteStatement(kind))) as { deleted: number }[];
-    summary[kind].deleted = row!.deleted;
-  }
-  const touched = await session.query<{ kind: RecordKind; inserted: number; updated: number }>(
-    sql.raw(`SELECT kind, count(DISTINCT key) FILTER (WHERE change = 'inserted')::integer AS inserted,
-                    (count(DISTINCT key) - count(DISTINCT key) FILTER (WHERE change = 'inserted'))::integer AS updated
-               FROM ingest_touched GROUP BY kind`),
-  );
-  for (const row of touched) {
-    summary[row.kind].inserted = row.inserted;
-    summary[row.kind].updated = row.updated;
-  }
-  for (const { kind } of RECORD_KINDS) {
-    const counts = stager.counts.get(kind)!;
-    const done = summary[kind];
-    done.unchanged = counts.upserts + counts.deletions - done.inserted - done.updated - done.deleted;
-  }
-  return summary;
-}
-
-async function checkReferences(session: BulkSession, kind: RecordKind): Promise<void> {
-  const problems: Problem[] = [];
-  for (const check of REFERENCES[kind] ?? []) {
-    const rows = await session.query<{ line: string; value: string }>(sql.raw(missingReferenceStatement(kind, check, PROBLEM_LIMIT)));
-    for (const row of rows) {
-      problems.push({ line: Number(row.line), message: `${kind}.${check.field} ${row.value} is neither in the input nor in the database` });
-    }
-  }
-  if (kind === 'claim' && problems.length === 0) {
-    const rows = await session.query<{ line: string; value: string }>(sql.raw(missingIncentiveStatement(PROBLEM_LIMIT)));
-    for (const row of rows) problems.push({ line: Number(row.line), message: `claim.incentivePosition: the campaign has no incentive ${row.value}` });
-  }
-  if (problems.length > 0) throw new IngestError(problems.sort((a, b) => a.line! - b.line!).slice(0, PROBLEM_LIMIT));
-}
-
-/** A constraint the database enforces (a deletion still referenced, say) becomes a problem in words. */
-async function run(session: BulkSession, kind: RecordKind, statement: string): Promise<unknown[]> {
-  try {
-    return await session.query(sql.raw(statement));
-  } catch (error) {
-    const { message, detail } = error as { message?: string; detail?: string };
-    throw new IngestError([{ message: `writing ${kind} records: ${message ?? String(error)}${detail ? ` (${detail})` : ''}` }]);
-  }
+  if (problems.length > 0) failWith(problems);
 }
 
 /**
