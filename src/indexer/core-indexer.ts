@@ -5,7 +5,9 @@ import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { writeRecords } from '../ingest/direct.js';
 import type { IngestRecord } from '../ingest/records.js';
-import { buildBatch, noneSkipped, type RawLog, type SkippedCounts } from './batch.js';
+import { buildBatch } from './batch.js';
+import { noneSkipped, type SkippedCounts } from './batch-state.js';
+import type { RawLog } from './raw-log.js';
 import { confirmBasis } from './basis.js';
 import {
   type Checkpoint,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
-import { campaigns } from '../ingest/export.js';
+import { campaignRecordOf, campaignRecordsQuery } from '../ingest/stored-records.js';
 import type { AllowListRecord, CampaignRecord, DeletionRecord, UpsertRecord } from '../ingest/records.js';
 
 /**
@@ -123,10 +123,12 @@ export async function hasClaimed(database: DatabaseHandle, campaign: string, pos
 export async function storedCampaigns(source: ReadSource, { chainId, core }: CoreId, boostIds: string[]): Promise<Map<string, CampaignRecord>> {
   const result = new Map<string, CampaignRecord>();
   if (boostIds.length === 0) return result;
-  await read(source, async (session) => {
-    const filter = sql`c.chain_id = ${chainId} AND c.core_address = ${core} AND c.identifier = ANY(${pgArray(boostIds)}::numeric[])`;
-    for await (const record of campaigns((query) => session.query(query), filter)) result.set(record.identifier, record);
-  });
+  const where = sql`c.chain_id = ${chainId} AND c.core_address = ${core} AND c.identifier = ANY(${pgArray(boostIds)}::numeric[])`;
+  const rows = await read(source, (session) => session.query<Record<string, unknown>>(campaignRecordsQuery(where)));
+  for (const row of rows) {
+    const record = campaignRecordOf(row);
+    result.set(record.identifier, record);
+  }
   return result;
 }
 
