@@ -42,9 +42,18 @@ module.exports = {
       to: { path: above(name) },
     })),
   ],
+  required: [
+    {
+      name: 'repositories-issue-sql',
+      severity: 'error',
+      comment: 'repositories/ holds the modules that build or run SQL; a helper without SQL lives where its users are, or in db/.',
+      module: { path: '^src/repositories/' },
+      to: { path: ['^node_modules/drizzle-orm/', '^src/db/client\\.ts$'] },
+    },
+  ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|test|bench|scripts)/' },
+    exclude: { path: '^(dist|test|bench|scripts)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
   },

@@ -4,8 +4,8 @@ import { type Database, queryRows } from '../db/client.js';
 import type { PageRequest } from '../schemas/common.js';
 import type { CampaignDetail, CampaignListItem } from '../schemas/campaigns.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, onlyWhitelistFilter, whereClause } from './campaign-filters.js';
-import { CountCache } from './count-cache.js';
-import { SharedReads } from './shared-reads.js';
+import { CountCache } from '../db/count-cache.js';
+import { SharedReads } from '../db/shared-reads.js';
 import { type JsonText, withIsActive, withLiveFields } from '../json/json-text.js';
 
 export type CampaignSort = 'recently-deployed' | 'active';

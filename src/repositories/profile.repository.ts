@@ -1,7 +1,23 @@
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
-import type { UserProfile } from '../schemas/profile.js';
-import { type ClaimDayRun, describeStreak } from './claim-streak.js';
+
+/** What the database holds of a user's profile; the streak is told from it (src/services/user-profile.ts). */
+export interface ProfileFacts {
+  score: number;
+  ranking: number;
+  /** ETH earned by claims, in wei. */
+  ethEarned: string;
+  lastClaimAt: Date | null;
+  /** The user's two latest runs of consecutive UTC claim days, latest first. */
+  latestRuns: ClaimDayRun[];
+}
+
+/** A run of consecutive UTC days with at least one claim. */
+export interface ClaimDayRun {
+  /** The run's last day, `YYYY-MM-DD` (UTC). */
+  lastDay: string;
+  days: number;
+}
 
 interface ProfileRow {
   score: number;
@@ -13,16 +29,17 @@ interface ProfileRow {
 
 export function createProfileRepository(db: Database) {
   return {
-    /** The user's profile as of `now`, or null when there is no such user. */
-    async getProfile(userId: string, now: Date): Promise<UserProfile | null> {
+    /** The user's profile facts, or null when there is no such user. */
+    async getProfileFacts(userId: string): Promise<ProfileFacts | null> {
       // Everything in one function call (src/db/sql/user_profile.sql), whose plan the server keeps.
       const [row] = await queryRows<ProfileRow>(db, sql`SELECT * FROM user_profile(${userId}::uuid)`);
       if (!row) return null;
       return {
-        ethEarned: row.eth_earned,
         score: row.score,
-        streak: describeStreak(row.latest_runs, row.last_claim_at === null ? null : new Date(row.last_claim_at), now),
         ranking: row.ranking,
+        ethEarned: row.eth_earned,
+        lastClaimAt: row.last_claim_at === null ? null : new Date(row.last_claim_at),
+        latestRuns: row.latest_runs,
       };
     },
   };

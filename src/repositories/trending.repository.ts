@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
-import { SharedReads } from './shared-reads.js';
+import { SharedReads } from '../db/shared-reads.js';
 import { limitOffset } from './paging.js';
 import { type CampaignFilters, campaignFilterConditions, isActiveAt, whereClause } from './campaign-filters.js';
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../auth/bearer-auth.js';
 import { ErrorResponse } from '../schemas/common.js';
 import { UserProfile } from '../schemas/profile.js';
+import { userProfile } from '../services/user-profile.js';
 import { USER_PROFILE_EXAMPLE } from '../schemas/staging-examples.js';
 import { ref } from '../schemas/typebox.js';
 
@@ -30,7 +31,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const caller = callerOf(request);
-      const profile = await app.repositories.profiles.getProfile(caller.userId, app.clock());
+      const profile = await userProfile(app.repositories.profiles, caller.userId, app.clock());
       // The token's user cannot vanish (api_tokens references users); if it did, that is a server fault.
       if (!profile) throw new Error(`user ${caller.userId} of a valid token has no row`);
       return profile;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SharedReads } from '../../src/repositories/shared-reads.js';
+import { SharedReads } from '../../src/db/shared-reads.js';
 
 /** A query whose calls stay under way until the test ends them, in the order they started. */
 function controlledQuery() {

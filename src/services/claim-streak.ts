@@ -1,11 +1,5 @@
+import type { ClaimDayRun } from '../repositories/profile.repository.js';
 import type { Streak } from '../schemas/profile.js';
-
-/** A run of consecutive UTC days with at least one claim. */
-export interface ClaimDayRun {
-  /** The run's last day, `YYYY-MM-DD` (UTC). */
-  lastDay: string;
-  days: number;
-}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
