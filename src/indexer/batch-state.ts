@@ -15,6 +15,13 @@ export const noneSkipped = (): SkippedCounts => ({ incentive: 0, action: 0, allo
  */
 export class BatchState {
   readonly campaigns: CampaignRecord[] = [];
+  /**
+   * Of those, the ones built from getBoost() in this batch (created, or given an incentive): the
+   * tokens they pay are read from their contracts. A campaign rewritten only because an incentive
+   * emitted a log is not among them, so a token that answers nothing sensible is not read again on
+   * every such range.
+   */
+  readonly builtCampaigns: CampaignRecord[] = [];
   /** By contract address: the allow lists this batch writes. */
   readonly allowLists = new Map<string, AllowListRecord>();
   readonly journal: JournalEntry[] = [];

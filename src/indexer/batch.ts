@@ -96,7 +96,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   await joinAllowLists(context, claims);
 
   const records: UpsertRecord[] = [...state.allowLists.values(), ...state.campaigns];
-  records.push(...(await chainTokenRecords(rpc, database, id.chainId, state.campaigns, input.readAt, logger)));
+  records.push(...(await chainTokenRecords(rpc, database, id.chainId, state.builtCampaigns, input.readAt, logger)));
   for (const { record, blockNumber } of claims) {
     records.push(record);
     state.journalUndo(blockNumber, { kind: 'claim', deleted: true, chainId: id.chainId, txHash: record.txHash, logIndex: record.logIndex });

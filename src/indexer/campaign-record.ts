@@ -80,6 +80,7 @@ export async function buildCampaign(
     steps: fromAction.steps,
   };
   state.campaigns.push(record);
+  state.builtCampaigns.push(record);
   state.journalUndo(origin.blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
   return positions.map((position, incentiveId) => ({ address: addresses[incentiveId]!, position }));
 }

@@ -9,9 +9,9 @@ import type { CampaignRecord, TokenRecord } from '../ingest/records.js';
 import { pgArray } from './store.js';
 
 /**
- * The tokens a batch's campaigns pay (their incentives' `asset`) that the database does not know
- * from the chain yet: decimals, symbol and name read once from each token's contract at the batch's
- * block, as token records for the same ingest as the campaigns, which the indexer writes with
+ * The tokens that the campaigns a batch builds from getBoost() pay (their incentives' `asset`) and
+ * that the database does not know from the chain yet: decimals, symbol and name read once from each
+ * token's contract at the batch's block, as token records for the same ingest as the campaigns, which the indexer writes with
  * `tokensFromChain` (src/ingest/merge.ts: such a record sets the decimals, fills in a name or symbol
  * the stored row lacks, and leaves an import's id, image, whitelist and price alone).
  *

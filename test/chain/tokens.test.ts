@@ -6,7 +6,7 @@ import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
 import { createIndexer } from '../../src/indexer/indexer.js';
 import { chainTokenId } from '../../src/indexer/tokens.js';
-import { type BoostSpec, createBoost, type Deployed, deploy, type LocalChain } from '../../scripts/chain/local-chain.js';
+import { type BoostSpec, createBoost, type Deployed, deploy, type LocalChain, send } from '../../scripts/chain/local-chain.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
@@ -202,5 +202,34 @@ describe('token facts from the chain', () => {
     expect(calls.get(lower(token))).toBeUndefined();
     expect(calls.get(lower(imported))).toBeUndefined();
     expect(calls.get(lower(broken))).toBe(3);
+  });
+
+  it('does not read a token without metadata again when a top-up rewrites the campaign paying it', async () => {
+    const paying = await incentive(broken);
+    await boostPaying([paying]);
+    await indexOnce();
+    const limitOf = async () =>
+      (
+        await queryRows<{ limit: string }>(
+          database.db,
+          sql`SELECT i.params->>'limit' AS limit FROM incentives AS i JOIN campaigns AS c ON c.key = i.campaign_key
+               WHERE c.chain_id = ${chain.chainId} AND i.asset_address = ${lower(broken)} ORDER BY c.key DESC LIMIT 1`,
+        )
+      )[0]?.limit;
+    const before = await limitOf();
+    // decimals(), symbol() and name(); the incentive's balanceOf on the token is read on every rewrite.
+    const facts = ['0x313ce567', '0x95d89b41', '0x06fdde03'];
+    const calls: string[] = [];
+    proxy.beforeForward = async (request) => {
+      const call = request.method === 'eth_call' ? request.params?.[0] : undefined;
+      const selector = String(call?.data).slice(0, 10);
+      if (call?.to && lower(call.to) === lower(broken) && facts.includes(selector)) calls.push(selector);
+    };
+    await send(chain, paying, 'TestERC20Incentive', 'topup', [10n ** 6n]);
+    await indexOnce();
+    proxy.beforeForward = undefined;
+    // The range rewrote the campaign with the incentive read again, and left the token alone.
+    expect(Number(await limitOf())).toBe(Number(before) + 1);
+    expect(calls).toEqual([]);
   });
 });
