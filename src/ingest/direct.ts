@@ -19,9 +19,13 @@ import { failWith, type IngestSummary, type Problem, type SourceRecord } from '.
 export interface DirectWriteOptions {
   /** Token records are facts read from the tokens' contracts (IngestOptions.tokensFromChain). */
   tokensFromChain?: boolean;
-  /** In the writing transaction, before anything is merged (IngestOptions.beforeMerge). */
+  /**
+   * Runs in the writing transaction after the records are checked, before anything is merged: the
+   * indexer locks and reads again here the stored rows its records were built from, and throws when
+   * an import changed them (src/indexer/basis.ts); the transaction then rolls back and nothing is written.
+   */
   beforeMerge?: (session: BulkSession) => Promise<void>;
-  /** In the writing transaction, after the merge, before the commit (IngestOptions.beforeCommit). */
+  /** In the writing transaction, after the merge, before the commit: the indexer's checkpoint commits with its blocks' data. */
   beforeCommit?: (session: BulkSession, summary: IngestSummary) => Promise<void>;
   /** The error for a record that fails validation (for the indexer, a bug of its own). */
   invalid?: (record: IngestRecord, error: string) => Error;

@@ -57,15 +57,8 @@ export interface IngestOptions {
   /** Called after each statement of the merge, named by kind and step (`claim: upsert`). */
   onStep?: (step: string, ms: number) => void;
   /**
-   * Runs in the writing transaction after the records are staged and checked, before anything is
-   * merged into the tables: the indexer locks and reads again here the stored rows its records were
-   * built from, and throws when an import changed them (src/indexer/basis.ts); the transaction then
-   * rolls back and nothing is written.
-   */
-  beforeMerge?: (session: BulkSession) => Promise<void>;
-  /**
    * Runs in the writing transaction after the records are merged and derived, before the commit:
-   * the indexer writes its checkpoint here, so the checkpoint and the blocks' data commit together.
+   * what must commit with the records, or nothing.
    */
   beforeCommit?: (session: BulkSession, summary: IngestSummary) => Promise<void>;
 }
@@ -101,11 +94,9 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
       const derived = options.derived ?? (count <= (options.liveUpTo ?? LIVE_WRITE_RECORDS) ? 'live' : 'deferred');
       if (derived === 'deferred') await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
       await phase('check', () => checkDuplicates(session));
-      // Before the merge values claims or records prices, and before beforeMerge, which may lock
-      // campaign rows (the indexer's basis check): a price write holds this lock while its triggers
-      // lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
+      // Before the merge values claims or records prices: a price write holds this lock while its
+      // triggers lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
       await lockChainsOfStagedRecords(session);
-      await options.beforeMerge?.(session);
       // Loading an empty database: the large tables get their indexes and constraints rebuilt
       // once at the end (a sorted build is far faster than a million index insertions), as the seed
       // writer does. It takes those tables for the transaction: readers of them wait until the commit.

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claims, tokenPrices, tokens } from '../../src/db/schema.js';
+import { writeRecords } from '../../src/ingest/direct.js';
 import { memorySource } from '../../src/ingest/memory-source.js';
 import { writePrices } from '../../src/ingest/prices.js';
 import type { IngestRecord } from '../../src/ingest/records.js';
@@ -183,9 +184,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
     const id = { chainId: CHAIN, core: row!.core };
     const basis = emptyBasis();
     basis.campaigns.set(row!.identifier, (await storedCampaigns(database, id, [row!.identifier])).get(row!.identifier)!);
-    // As the indexer writes a block: its campaigns locked before the merge (src/indexer/basis.ts).
+    // As the indexer writes a block (the direct path): its campaigns locked before the merge (src/indexer/basis.ts).
     const confirmThenHold = (hold: () => Promise<void>) =>
-      claim(T, {
+      writeRecords(database, [claimRecord(T)], {
         beforeMerge: async (session) => {
           await confirmBasis(session, id, basis);
           await hold();
