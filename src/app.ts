@@ -33,6 +33,8 @@ import { refuseWhileClosing } from './plugins/shutdown.js';
 import { refuseWhileReplicaLags } from './plugins/replica-lag-gate.js';
 import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
+import { freshness } from './plugins/freshness.js';
+import { IndexedBlocks } from './services/indexed-blocks.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { contractRoutes } from './routes/contracts.js';
@@ -75,6 +77,8 @@ export interface AppDependencies {
   entryCache?: EntryCache;
   /** GET /reward-kit's kept answers (default: PROFILE_CACHE_MAX_MB of them, emptied when the app closes). */
   profileCache?: ProfileCache;
+  /** Where the indexed data stands (default: read from the read database every INDEXED_BLOCKS_POLL_MS, started and closed with the app). */
+  indexedBlocks?: IndexedBlocks;
 }
 
 /**
@@ -83,7 +87,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -168,6 +172,18 @@ export async function buildApp(
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
   await app.register(errorHandler);
   await app.register(notFound);
+  // Before strict-query: it adds minBlock to the query schema of every public route.
+  await app.register(freshness, {
+    indexedBlocks:
+      indexedBlocks ??
+      new IndexedBlocks({
+        read: () => app.repositories.indexedBlocks.positions(),
+        pollMs: config.INDEXED_BLOCKS_POLL_MS,
+        waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS),
+        logger,
+      }),
+    maxWaitMs: config.READ_YOUR_WRITES_MAX_WAIT_MS,
+  });
   await app.register(strictQuery);
   await app.register(echoRequestId);
   await app.register(refuseWhileClosing);

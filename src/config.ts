@@ -140,6 +140,16 @@ export const ConfigSchema = Type.Object({
     description:
       'How long a public answer is served again from memory without asking the database; 0 turns the response cache off',
   }),
+  INDEXED_BLOCKS_POLL_MS: milliseconds(
+    250,
+    'How often the server reads how far the indexer has written each chain (the Indexed-Blocks header of every public answer); 50 ms while a request waits for a block (minBlock)',
+  ),
+  READ_YOUR_WRITES_MAX_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'How long a request with minBlock waits at most for the indexer to write that block before it answers 503 with Retry-After',
+  }),
   RESPONSE_CACHE_MAX_MB: Type.Integer({
     minimum: 1,
     maximum: 4096,

@@ -26,6 +26,17 @@ const cacheHeaders = {
     description: 'Entity tag of the body, strong; its weak form (`W/`) when the answer is compressed. Send it back in If-None-Match',
   },
   'Cache-Control': { type: 'string', description: '`public, max-age=<seconds>` (10 by default)' },
+  'Indexed-Blocks': {
+    type: 'string',
+    description:
+      'Where the data of this answer stands, per chain the indexer follows: a list (RFC 8941) of `<chain_id>;block=<number>;time=<unix seconds>`, ' +
+      'the last block written and its time, e.g. `8453;block=23145678;time=1764230000, 10;block=139012345;time=1764229998`. ' +
+      'The answer includes at least these blocks. Absent while the indexer follows no chain',
+  },
+  Age: {
+    type: 'integer',
+    description: "Seconds since the database produced this answer, when it comes from the server's response cache (at most RESPONSE_CACHE_TTL_MS)",
+  },
 };
 
 const APP_WIDE_RESPONSES: Record<string, unknown> = {
@@ -35,7 +46,11 @@ const APP_WIDE_RESPONSES: Record<string, unknown> = {
     headers: { ...retryAfter, ...rateLimitHeaders },
   },
   500: { ...ref(ErrorResponse), description: 'Unexpected failure; the message is generic, the log has the detail' },
-  503: { ...ref(ErrorResponse), description: 'The database is unavailable or the server is shutting down', headers: retryAfter },
+  503: {
+    ...ref(ErrorResponse),
+    description: 'The database is unavailable, the server is shutting down, or the block asked for with minBlock is not indexed within the bound the message names',
+    headers: retryAfter,
+  },
 };
 
 const NOT_MODIFIED = {

@@ -4,13 +4,17 @@ import { Gauge } from 'prom-client';
 import { keptBytes } from '../json/kept-bytes.js';
 import { entityTag } from '../entity-tag.js';
 import type { ResponseCompression, ResponseEncoding } from './external/compression.js';
+import { INDEXED_BLOCKS_HEADER } from './freshness.js';
 
 /**
  * The answers of the public routes (`config: { publicCache: true }`), kept in memory for `ttlMs`
  * after the database produced them: a popular page is then served many times per database query.
  * A hit answers in the route's onRequest hook with the stored bytes and ETag, before validation and
  * the handler; the public-cache hook still adds Cache-Control and answers If-None-Match with 304.
- * Keys are the request target as sent (path and query). Only 200s are kept; errors never are.
+ * Keys are the request target as sent (path and query). Only 200s are kept; errors never are. A
+ * kept answer goes out with the Indexed-Blocks header it was produced with and an `Age`; one asked
+ * with `minBlock` is kept under its own URL, so it is served again only to requests that ask for
+ * that block or an answer including it.
  *
  * The staleness this allows (at most `ttlMs`, 1 s by default) is documented in docs/design.md: the
  * answers depend on time (isActive, trending windows) and on the data, both of which move on.
@@ -32,7 +36,10 @@ import type { ResponseCompression, ResponseEncoding } from './external/compressi
 interface Entry {
   body: Buffer;
   etag: string;
+  keptAt: number;
   expiresAt: number;
+  /** The Indexed-Blocks header the answer was sent with: what its data reflects, whenever it is served. */
+  indexedBlocks: string | undefined;
   encoded?: Partial<Record<ResponseEncoding, Buffer>>;
 }
 
@@ -67,6 +74,10 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
         return done();
       }
       served.add(request);
+      // What the kept answer reflects, and how long ago the database produced it (RFC 9111 Age).
+      if (entry.indexedBlocks === undefined) void reply.removeHeader(INDEXED_BLOCKS_HEADER);
+      else void reply.header(INDEXED_BLOCKS_HEADER, entry.indexedBlocks);
+      void reply.header('age', String(Math.floor((now() - entry.keptAt) / 1000)));
       // The public cache then gives it the weak ETag and Vary of a compressed answer, and
       // @fastify/compress leaves a body with a Content-Encoding alone.
       const encoding = compression?.encodingFor(request, entry.body.length);
@@ -91,7 +102,8 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
         if (entry.expiresAt > at && bytes + body.length <= maxBytes) break;
         remove(key, entry);
       }
-      entries.set(request.url, { body, etag, expiresAt: at + ttlMs });
+      const indexedBlocks = reply.getHeader(INDEXED_BLOCKS_HEADER);
+      entries.set(request.url, { body, etag, keptAt: at, expiresAt: at + ttlMs, indexedBlocks: typeof indexedBlocks === 'string' ? indexedBlocks : undefined });
       bytes += body.length;
       void reply.header('etag', etag);
       done(null, body);

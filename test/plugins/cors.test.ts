@@ -31,6 +31,8 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual([
       'ETag',
+      'Age',
+      'Indexed-Blocks',
       'X-Request-Id',
       'Retry-After',
       'X-RateLimit-Limit',

@@ -4,8 +4,8 @@ import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
 import { MAX_PARAM_LENGTH } from '../../http-limits.js';
 
-/** Headers a browser script may read: caching, tracing and the rate limit budget. */
-const EXPOSED_HEADERS = ['ETag', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+/** Headers a browser script may read: caching, freshness, tracing and the rate limit budget. */
+const EXPOSED_HEADERS = ['ETag', 'Age', 'Indexed-Blocks', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
 
 /** Headers a script may send: the bearer token of the staging routes, revalidation, its own request id. */
 const ALLOWED_HEADERS = ['Authorization', 'If-None-Match', 'X-Request-Id'];

@@ -1,0 +1,139 @@
+import type { Logger } from 'pino';
+import type { ChainPosition } from '../repositories/indexed-blocks.repository.js';
+
+export interface IndexedBlocksOptions {
+  /** Reads every chain's position from the database the answers are read from. */
+  read: () => Promise<ChainPosition[]>;
+  /** How often the positions are read while nobody waits for a block. */
+  pollMs: number;
+  /** How often they are read while a request waits for a block (read your writes). */
+  waitPollMs: number;
+  logger: Pick<Logger, 'warn'>;
+}
+
+/** What became of a wait for a block: written, not within the time allowed, or a chain the indexer does not follow. */
+export type WaitOutcome = 'written' | 'timed-out' | 'unknown-chain';
+
+interface Waiter {
+  chainId: number;
+  blockNumber: number;
+  settle: (outcome: WaitOutcome) => void;
+}
+
+/**
+ * Where the data the API reads stands: for each chain the indexer follows, the last block written,
+ * read from the database the answers come from (a hot standby's position is the standby's), every
+ * `pollMs` in the background so that no request pays for it. A position read before a request's
+ * queries is one its answer includes at least: the `Indexed-Blocks` header says it.
+ *
+ * A request that must include a given block (`minBlock`) waits here until a read shows it written;
+ * while anyone waits the positions are read every `waitPollMs`, one read for all of them.
+ */
+export class IndexedBlocks {
+  private positions = new Map<number, ChainPosition>();
+  private headerText: string | undefined;
+  private readonly waiters = new Set<Waiter>();
+  private timer: NodeJS.Timeout | undefined;
+  private due = 0;
+  private reading: Promise<void> | undefined;
+  private started = false;
+  private failing = false;
+
+  constructor(private readonly options: IndexedBlocksOptions) {}
+
+  /** The positions as last read, as an `Indexed-Blocks` header value (undefined before the first read or with no chain). */
+  get header(): string | undefined {
+    return this.headerText;
+  }
+
+  position(chainId: number): ChainPosition | undefined {
+    return this.positions.get(chainId);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  async close(): Promise<void> {
+    this.started = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const waiter of this.waiters) waiter.settle('timed-out');
+    this.waiters.clear();
+    await this.reading;
+  }
+
+  /**
+   * Resolves once a read of the database shows `blockNumber` of `chainId` written ('written', at once
+   * when the last read did), or after `timeoutMs` without ('timed-out'). A chain that no fresh read
+   * knows is 'unknown-chain'.
+   */
+  async waitFor(chainId: number, blockNumber: number, timeoutMs: number): Promise<WaitOutcome> {
+    if ((this.positions.get(chainId)?.blockNumber ?? -1) >= blockNumber) return 'written';
+    await this.refresh();
+    const known = this.positions.get(chainId);
+    if (known === undefined) return 'unknown-chain';
+    if (known.blockNumber >= blockNumber) return 'written';
+    return new Promise<WaitOutcome>((resolve) => {
+      const waiter: Waiter = {
+        chainId,
+        blockNumber,
+        settle: (outcome) => {
+          clearTimeout(deadline);
+          this.waiters.delete(waiter);
+          resolve(outcome);
+        },
+      };
+      const deadline = setTimeout(() => waiter.settle('timed-out'), timeoutMs);
+      this.waiters.add(waiter);
+      this.schedule(this.options.waitPollMs);
+    });
+  }
+
+  /** Reads the positions now (one read at a time: callers meanwhile share it). */
+  refresh(): Promise<void> {
+    this.reading ??= this.options
+      .read()
+      .then((rows) => {
+        this.failing = false;
+        this.update(rows);
+      })
+      .catch((error: unknown) => {
+        // Logged once per outage: the last positions read stay true lower bounds meanwhile.
+        if (!this.failing) this.options.logger.warn({ err: error }, 'could not read the indexed blocks; keeping the last ones read');
+        this.failing = true;
+      })
+      .finally(() => {
+        this.reading = undefined;
+      });
+    return this.reading;
+  }
+
+  private update(rows: ChainPosition[]): void {
+    this.positions = new Map(rows.map((row) => [row.chainId, row]));
+    // RFC 8941 list: one integer item per chain with its block and that block's time as parameters.
+    this.headerText =
+      rows.length === 0 ? undefined : rows.map((row) => `${row.chainId};block=${row.blockNumber};time=${row.blockTimestamp}`).join(', ');
+    for (const waiter of this.waiters) {
+      if ((this.positions.get(waiter.chainId)?.blockNumber ?? -1) >= waiter.blockNumber) waiter.settle('written');
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.started) return;
+    const due = Date.now() + delayMs;
+    // A wait brings the next read forward; nothing puts one off.
+    if (this.timer !== undefined) {
+      if (due >= this.due) return;
+      clearTimeout(this.timer);
+    }
+    this.due = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.refresh().then(() => this.schedule(this.waiters.size > 0 ? this.options.waitPollMs : this.options.pollMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+}
