@@ -5,8 +5,8 @@
  *   entry    server.ts, cli/, docs/                    what a process runs
  *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
  *   http     routes/, plugins/, openapi/               requests and answers
- *   domain   services/, claim-volumes/, indexer/,      assembly of answers; the claim volumes; following
- *            price-job/                                the chain and prices
+ *   domain   services/, claim-volumes/, events/,       assembly of answers; the claim volumes; the event
+ *            indexer/, price-job/                      streams; following the chain and prices
  *   data     repositories/, ingest/, seed/             reads, the write path, generated data
  *   base     db/, schemas/, json/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
  */
@@ -14,7 +14,7 @@ const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
   app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
   http: ['^src/routes/', '^src/plugins/', '^src/openapi/'],
-  domain: ['^src/services/', '^src/claim-volumes/', '^src/indexer/', '^src/price-job/'],
+  domain: ['^src/services/', '^src/claim-volumes/', '^src/events/', '^src/indexer/', '^src/price-job/'],
   data: ['^src/repositories/', '^src/ingest/', '^src/seed/'],
 };
 const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];

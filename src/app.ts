@@ -35,6 +35,9 @@ import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { freshness } from './plugins/freshness.js';
 import { IndexedBlocks } from './services/indexed-blocks.js';
+import { EventFeed, EventStreams } from './events/index.js';
+import { eventStreamsLifecycle } from './plugins/event-streams.js';
+import { eventRoutes } from './routes/events.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { contractRoutes } from './routes/contracts.js';
@@ -79,6 +82,8 @@ export interface AppDependencies {
   profileCache?: ProfileCache;
   /** Where the indexed data stands (default: read from the read database every INDEXED_BLOCKS_POLL_MS, started and closed with the app). */
   indexedBlocks?: IndexedBlocks;
+  /** What reads the event log for GET /events (default: one reading the read database every EVENTS_POLL_MS). */
+  eventFeed?: EventFeed;
 }
 
 /**
@@ -87,7 +92,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks, eventFeed }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -160,6 +165,18 @@ export async function buildApp(
   });
   await app.register(profileCacheLifecycle, {
     profileCache: profileCache ?? new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 }),
+  });
+
+  await app.register(eventStreamsLifecycle, {
+    feed:
+      eventFeed ??
+      new EventFeed({ events: app.repositories.events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger }),
+    streams: new EventStreams({
+      maxStreams: config.EVENTS_MAX_STREAMS,
+      maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,
+      heartbeatMs: config.EVENTS_HEARTBEAT_MS,
+      maxBufferBytes: config.EVENTS_MAX_BUFFER_KB * 1024,
+    }),
   });
 
   // Before any route (GET /metrics comes with the metrics plugin): @fastify/compress attaches its
@@ -249,6 +266,7 @@ export async function buildApp(
     await api.register(rewardKitRoutes);
     await api.register(exploreRoutes);
     await api.register(stagingRoutes);
+    await api.register(eventRoutes);
   });
 
   return app;

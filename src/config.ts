@@ -150,6 +150,22 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'How long a request with minBlock waits at most for the indexer to write that block before it answers 503 with Retry-After',
   }),
+  EVENTS_POLL_MS: milliseconds(100, 'How often the server reads the events committed since its last read, for the GET /events streams'),
+  EVENTS_KEEP: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 10_000,
+    description: 'How many of the latest events the server keeps in memory for streams that resume; older ones are read from the database',
+  }),
+  EVENTS_MAX_STREAMS: Type.Integer({ minimum: 0, maximum: 100_000, default: 5_000, description: 'GET /events streams one server process holds open at most (then 503)' }),
+  EVENTS_MAX_STREAMS_PER_IP: Type.Integer({ minimum: 1, maximum: 100_000, default: 20, description: 'GET /events streams one client IP holds open at most, per process (then 429)' }),
+  EVENTS_HEARTBEAT_MS: milliseconds(15_000, 'How often an idle GET /events stream gets a comment line, so that proxies keep it open'),
+  EVENTS_MAX_BUFFER_KB: Type.Integer({
+    minimum: 16,
+    maximum: 65_536,
+    default: 256,
+    description: 'What may wait unsent for one slow GET /events client; past it the stream is closed and the client resumes with Last-Event-ID',
+  }),
   RESPONSE_CACHE_MAX_MB: Type.Integer({
     minimum: 1,
     maximum: 4096,

@@ -63,6 +63,17 @@ const DROP_TABLE = /^DROP TABLE (?:IF EXISTS )?(.*)$/i;
 
 const triggerKey = (table: string, name: string) => `${table.toLowerCase()}.${name.toLowerCase()}`;
 
+/** PostgreSQL has no CREATE OR REPLACE for a constraint trigger: it is dropped and created. */
+const CONSTRAINT_TRIGGER = /^CREATE CONSTRAINT TRIGGER /i;
+
+/** The statements that (re)define `definition` whether or not it exists: its own, after a DROP for a constraint trigger. */
+export function replayStatements(definition: Definition): string[] {
+  if (definition.kind === 'trigger' && CONSTRAINT_TRIGGER.test(definition.statement.code)) {
+    return [`DROP TRIGGER IF EXISTS ${definition.name} ON ${definition.table}`, definition.statement.text];
+  }
+  return [definition.statement.text];
+}
+
 /** The function or trigger a statement defines, if it defines one. */
 export function parseDefinition(statement: SqlStatement): Definition | undefined {
   const fn = CREATE_FUNCTION.exec(statement.code);
@@ -147,7 +158,9 @@ export function parseFunctionFile(path: string, text: string): FunctionFile {
   const triggers = rest.map(({ statement, definition }) => {
     if (definition?.kind !== 'trigger') return fail(`only CREATE OR REPLACE TRIGGER may follow the function: ${statement.code.slice(0, 60)}`);
     if (definition.executes !== name) return fail(`trigger ${definition.name} executes ${definition.executes}, not ${name}`);
-    if (!/^CREATE OR REPLACE /i.test(statement.code)) return fail(`use CREATE OR REPLACE TRIGGER for ${definition.name}`);
+    if (!/^CREATE OR REPLACE /i.test(statement.code) && !CONSTRAINT_TRIGGER.test(statement.code)) {
+      return fail(`use CREATE OR REPLACE TRIGGER (or CREATE CONSTRAINT TRIGGER) for ${definition.name}`);
+    }
     return definition;
   });
   return { path, name, function: first.definition, triggers };
@@ -208,7 +221,7 @@ export function renderMigration(changes: PendingChanges, relativeFolder = 'src/d
     statements.push(`DROP FUNCTION IF EXISTS ${fn.name}(${argumentTypes(fn)}) CASCADE;`);
   }
   for (const file of changes.files) {
-    const [first, ...others] = [file.function, ...file.triggers].map((definition) => `${definition.statement.text};`);
+    const [first, ...others] = [file.function, ...file.triggers].flatMap((definition) => replayStatements(definition).map((text) => `${text};`));
     statements.push(`-- ${relativeFolder}/${file.name}.sql\n${first}`, ...others);
   }
   return [

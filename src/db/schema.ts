@@ -580,6 +580,8 @@ export const claims = pgTable(
      * arrive; until then they are 0.
      */
     valuePending: boolean('value_pending').notNull().default(false),
+    /** The block of the claim's event log, where known (the indexer always knows it; an import file may say it). */
+    blockNumber: bigint('block_number', { mode: 'number' }),
   },
   (table) => [
     foreignKey({
@@ -789,6 +791,55 @@ export const claimChangeMarks = pgTable('claim_change_marks', {
   takenAt: timestamptz('taken_at').primaryKey(),
   snapshot: pgSnapshot('snapshot').notNull(),
 });
+
+/**
+ * What the API's event streams (GET /events) deliver: one row per event, written by the triggers of
+ * the tables it reports on (claims_after_write(), campaigns_after_write()) in the writing
+ * transaction, so an event exists exactly when its write committed. `type`, `chain_id`,
+ * `campaign_id` and `claimant` are what streams filter on; `data` is the event as clients get it.
+ * Within a transaction, `id` orders the events; across transactions, their `event_commits` position.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+    type: text('type').notNull(),
+    chainId: integer('chain_id'),
+    campaignId: textC('campaign_id'),
+    claimant: text('claimant'),
+    data: jsonb('data').notNull().$type<Record<string, unknown>>(),
+  },
+  (table) => [index('events_xid_idx').on(table.xid, table.id)],
+);
+
+/** The numbers of event-writing transactions in commit order (`order_event_commit()`). */
+export const eventCommitSequence = pgSequence('event_commit_seq');
+
+/**
+ * Each transaction that wrote events, and its position in commit order: NULL until the transaction
+ * commits (`order_event_commit()`, a deferred trigger), so readers only ever see numbered rows.
+ */
+export const eventCommits = pgTable(
+  'event_commits',
+  {
+    xid: xid8('xid').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }),
+    committedAt: timestamptz('committed_at'),
+  },
+  (table) => [unique('event_commits_seq_unique').on(table.seq)],
+);
+
+/** One row: the events through `pruned_through` (an event_commits position) are deleted; `pruned_at`, when that was last decided. */
+export const eventRetention = pgTable(
+  'event_retention',
+  {
+    id: smallint('id').primaryKey().default(1),
+    prunedThrough: bigint('pruned_through', { mode: 'number' }).notNull().default(0),
+    prunedAt: timestamptz('pruned_at').notNull().defaultNow(),
+  },
+  () => [check('event_retention_single_row', sql`id = 1`)],
+);
 
 /**
  * The chain indexer's own state (src/indexer/), written in the same transaction as the records of

@@ -99,6 +99,7 @@ function boostClaims(context: ClaimContext, events: readonly ClaimEvent[], claim
         // An AllowListIncentive pays nothing and emits no Claimed.
         amount: (paid?.amount ?? 0n).toString(),
         claimedAt: new Date(context.timestamps.get(event.blockNumber)! * 1000).toISOString(),
+        blockNumber: Number(event.blockNumber),
       },
     });
   }
@@ -140,6 +141,7 @@ async function rafflePayouts(context: ClaimContext, claimedBy: Map<string, PaidL
         claimant: paid.recipient,
         amount: paid.amount.toString(),
         claimedAt: new Date(context.timestamps.get(blockNumber)! * 1000).toISOString(),
+        blockNumber: Number(blockNumber),
       },
     });
   }

@@ -255,7 +255,7 @@ async function* claims(query: Query): AsyncGenerator<UpsertRecord> {
     (after) =>
       query<Row>(
         sql`SELECT k.id::text, k.chain_id, k.tx_hash, k.log_index, c.public_id AS campaign, k.incentive_position, k.claimant,
-                   k.amount::text, k.usd_value::text, k.eth_value_wei::text, k.value_pending, ${iso('k.claimed_at')} AS claimed_at
+                   k.amount::text, k.usd_value::text, k.eth_value_wei::text, k.value_pending, ${iso('k.claimed_at')} AS claimed_at, k.block_number::float8 AS block_number
               FROM claims AS k JOIN campaigns AS c ON c.key = k.campaign_key
              WHERE k.id > ${after ?? 0} ORDER BY k.id LIMIT ${PAGE * 4}`,
       ),
@@ -274,6 +274,7 @@ async function* claims(query: Query): AsyncGenerator<UpsertRecord> {
       // A claim waiting for a price goes out without values, so that importing it values it too.
       ...(row.value_pending ? {} : { usdValue: row.usd_value, ethValueWei: row.eth_value_wei }),
       claimedAt: trimIso(row.claimed_at as string),
+      ...(row.block_number === null ? {} : { blockNumber: row.block_number }),
     } as RecordOf<'claim'>;
   }
 }

@@ -245,7 +245,7 @@ const UPSERTS: UpsertSpec[] = [
                           WHERE s.usd_value IS NULL OR s.eth_value_wei IS NULL) AS v ON true`,
     columns: [
       col('campaign_key', 'c.key'),
-      ...['chain_id', 'incentive_position', 'claimant', 'amount', 'tx_hash', 'log_index', 'claimed_at'].map((name) => col(name, `s.${name}`)),
+      ...['chain_id', 'incentive_position', 'claimant', 'amount', 'tx_hash', 'log_index', 'claimed_at', 'block_number'].map((name) => col(name, `s.${name}`)),
       col('usd_value', 'coalesce(s.usd_value, v.usd_value, 0)'),
       col('eth_value_wei', 'coalesce(s.eth_value_wei, v.eth_value_wei, 0)'),
       col('value_pending', '(s.usd_value IS NULL AND v.usd_value IS NULL) OR (s.eth_value_wei IS NULL AND v.eth_value_wei IS NULL)'),

@@ -336,6 +336,7 @@ export const ClaimRecord = record(
     usdValue: Type.Optional(Decimal(32, 6)),
     ethValueWei: Type.Optional(Uint256),
     claimedAt: DateTime,
+    blockNumber: Type.Optional(Integer(0, Number.MAX_SAFE_INTEGER)),
   },
   "A claim: one event log. Natural key: chainId, txHash, logIndex; chainId is the campaign's chain. Without usdValue or ethValueWei, the value left out comes from the token prices at claimedAt (the price history), and waits for them when they are not known yet.",
 );

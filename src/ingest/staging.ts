@@ -27,6 +27,7 @@ export const CLAIM_STAGING_COLUMNS = [
   ['usd_value', 'numeric', 'usdValue'],
   ['eth_value_wei', 'numeric', 'ethValueWei'],
   ['claimed_at', 'timestamptz', 'claimedAt'],
+  ['block_number', 'bigint', 'blockNumber'],
 ] as const;
 
 /** A staged record's columns and their types: line, deleted, key, then the record (jsonb) or a claim's typed columns. */

@@ -88,6 +88,7 @@ export const API_TAGS = [
   { name: 'budget-accounts', description: 'The budget registry with its members. E-mail addresses are never served.' },
   { name: 'registry', description: 'Reference data: known event and function signatures, the token blocklist.' },
   { name: 'staging', description: "A signed-in user's own data, from the staging server. Needs a bearer token." },
+  { name: 'events', description: 'Changes pushed as they commit, as Server-Sent Events: no polling after a claim.' },
 ];
 
 /** Applied only to the operations whose route declares `security: [{ bearerAuth: [] }]`. */

@@ -57,6 +57,12 @@ export const BAD_REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   listAccessLists: { request: '/campaigns/accesslists?order=UP', error: 'order must be one of: ASC, DESC' },
   getUserProfile: { request: '/users/profile?verbose=1', error: "unknown query parameter 'verbose'" },
+  streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed' },
+};
+
+/** Where an operation's own refusal differs from the status's usual message. */
+const OPERATION_STATUS_EXAMPLES: Record<string, Record<string, string>> = {
+  streamEvents: { 429: 'this client IP has 20 event streams open already, the most allowed' },
 };
 
 export const NOT_FOUND_EXAMPLES: Record<string, RequestExample> = {
@@ -86,6 +92,7 @@ export const STATUS_EXAMPLES: Record<string, string> = {
 /** The example body of `status` on `operationId`, when that status has one. */
 export function errorExample(operationId: string, status: string): { error: string } | undefined {
   const error =
-    status === '400' ? BAD_REQUEST_EXAMPLES[operationId]?.error : status === '404' ? NOT_FOUND_EXAMPLES[operationId]?.error : STATUS_EXAMPLES[status];
+    OPERATION_STATUS_EXAMPLES[operationId]?.[status] ??
+    (status === '400' ? BAD_REQUEST_EXAMPLES[operationId]?.error : status === '404' ? NOT_FOUND_EXAMPLES[operationId]?.error : STATUS_EXAMPLES[status]);
   return error === undefined ? undefined : { error };
 }

@@ -6,6 +6,7 @@ import { createBudgetAccountsRepository } from './budget-accounts.repository.js'
 import { createApiTokensRepository } from './api-tokens.repository.js';
 import { createCampaignsRepository } from './campaigns.repository.js';
 import { createContractsRepository } from './contracts.repository.js';
+import { createEventsRepository } from './events.repository.js';
 import { createIndexedBlocksRepository } from './indexed-blocks.repository.js';
 import { createProfileRepository } from './profile.repository.js';
 import { createRegistryRepository } from './registry.repository.js';
@@ -30,6 +31,7 @@ export function createRepositories(primary: Database, read: Database = primary) 
     apiTokens: createApiTokensRepository(primary),
     campaigns: createCampaignsRepository(read),
     contracts: createContractsRepository(read),
+    events: createEventsRepository(read),
     indexedBlocks: createIndexedBlocksRepository(read),
     profiles: createProfileRepository(read),
     registry: createRegistryRepository(read),

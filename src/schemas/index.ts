@@ -19,6 +19,7 @@ import {
   TemplateList,
 } from './registry.js';
 import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
+import { ClaimEvent, RefetchEvent } from './events.js';
 import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
 
@@ -71,4 +72,6 @@ export const SHARED_SCHEMAS: TSchema[] = [
   ExploreList,
   ActivityEvent,
   ActivityPage,
+  ClaimEvent,
+  RefetchEvent,
 ];

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkSession, DatabaseHandle } from '../../src/db/client.js';
 import {
+  replayStatements,
   describePendingChanges,
   pendingChanges,
   readFunctionFiles,
@@ -87,7 +88,9 @@ describe('a freshly migrated database', () => {
       // Executing the files over the migrated definitions leaves PostgreSQL's own rendering of every
       // function and trigger as it was: same arguments, result, language, settings and body.
       for (const file of files) {
-        for (const definition of [file.function, ...file.triggers]) await session.query(sql.raw(definition.statement.text));
+        for (const definition of [file.function, ...file.triggers]) {
+          for (const statement of replayStatements(definition)) await session.query(sql.raw(statement));
+        }
       }
       expect(await readFunctions(query)).toEqual(functions);
       expect(await readTriggers(query)).toEqual(triggers);

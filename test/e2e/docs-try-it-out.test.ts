@@ -19,7 +19,7 @@ import { hasData } from '../helpers/has-data.js';
 const chromiumFound = hasChromium('docs "Try it out" e2e test');
 
 interface Document {
-  paths: Record<string, Record<string, { operationId: string }>>;
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
 }
 
 async function freePort(): Promise<number> {
@@ -74,7 +74,12 @@ describe.skipIf(!chromiumFound)('GET /docs: "Try it out" on the demo data', () =
 
   it('answers 200 with data on every operation, with nothing typed in', async () => {
     const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Document;
-    const operationIds = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    // The JSON operations: Swagger UI cannot show a Server-Sent Events stream (GET /events), which never ends.
+    const operationIds = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods)
+        .filter((operation) => operation.responses['200']?.content?.['application/json'])
+        .map((operation) => operation.operationId),
+    );
     expect(operationIds).toHaveLength(18);
 
     const page = await browser.newPage();

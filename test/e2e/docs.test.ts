@@ -42,8 +42,8 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
     );
-    // The six operations of the description and the public API's twelve others (decisions section 9).
-    expect(operations).toHaveLength(18);
+    // The six operations of the description, the public API's twelve others (decisions section 9), and the event stream.
+    expect(operations).toHaveLength(19);
 
     const page = await browser.newPage();
     const problems: string[] = [];

@@ -15,6 +15,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PGLITE_DATA_DIR: 'memory://',
     RESPONSE_CACHE_TTL_MS: '0',
     CLAIM_LOAD_IN_WORKER: 'false',
+    // Background reads of the indexed blocks and the event log would add queries to tests that count
+    // them; a test about either sets its own interval (they read once at start regardless).
+    INDEXED_BLOCKS_POLL_MS: '3600000',
+    EVENTS_POLL_MS: '3600000',
     ...overrides,
   });
 }

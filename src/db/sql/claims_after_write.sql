@@ -17,6 +17,8 @@
 --    (claimant_changed_since()): only inserts, so that writers of one claimant never wait on each other.
 -- 4. A notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones), so
 --    that an idle reader polls the feed when something changed instead of every second.
+-- 5. The events the API streams (GET /events): a claim written or removed, or, for a bulk load or a
+--    TRUNCATE, one event telling clients to refetch; ordered at commit (record_event_transaction()).
 --
 -- A bulk load defers 2 and 3 (refresh_deferred()): it calls recompute_incentive_totals() and
 -- refresh_campaigns() at its end and bumps campaign_set_version, against which kept profiles are
@@ -60,6 +62,8 @@ BEGIN
 
   IF TG_OP = 'TRUNCATE' OR deferred THEN
     INSERT INTO claim_changes (sign) VALUES (0);
+    INSERT INTO events (type, data) VALUES ('refetch', jsonb_build_object('reason', 'claims were rewritten in bulk'));
+    PERFORM record_event_transaction();
     IF TG_OP = 'TRUNCATE' THEN
       PERFORM bump_campaign_set_version();
     END IF;
@@ -72,12 +76,20 @@ BEGIN
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
     SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, 1
       FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key;
+    INSERT INTO events (type, chain_id, campaign_id, claimant, data)
+    SELECT 'claim.written', n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
+      FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key
+     ORDER BY n.id;
   ELSIF TG_OP = 'DELETE' THEN
     -- A claim deleted with its campaign (a cascade) no longer finds it: its public ID is not needed
     -- then (the reader knows every campaign whose claims it counted), so any text will do.
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
     SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at, o.usd_value, -1
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
+    INSERT INTO events (type, chain_id, campaign_id, claimant, data)
+    SELECT 'claim.removed', o.chain_id, c.public_id, o.claimant, claim_event_data(o, c.public_id)
+      FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key
+     ORDER BY o.id;
   ELSE
     -- A claim that moved (another campaign or instant) leaves where it was and enters where it is; a
     -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
@@ -93,7 +105,17 @@ BEGIN
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
      WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value)
        AND change.moved = ((o.campaign_key, o.claimed_at) <> (n.campaign_key, n.claimed_at));
+    -- A claim rewritten (its value found when a price arrived, a record imported again) is written
+    -- again, as its clients see it; an update that changes nothing they see sends nothing.
+    INSERT INTO events (type, chain_id, campaign_id, claimant, data)
+    SELECT 'claim.written', n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
+      FROM old_claims AS o
+      JOIN new_claims AS n USING (id)
+      LEFT JOIN campaigns AS c ON c.key = n.campaign_key
+     WHERE claim_event_data(o, NULL) IS DISTINCT FROM claim_event_data(n, NULL) OR o.campaign_key <> n.campaign_key
+     ORDER BY n.id;
   END IF;
+  PERFORM record_event_transaction();
 
   PERFORM set_config('campaign_service.claims_writing', 'on', true);
   -- Each update returns the campaigns whose incentives it changed, and those where an incentive's

@@ -1,0 +1,37 @@
+-- The position of a transaction's events in commit order, the order the API's event streams
+-- (GET /events) deliver them in and the Last-Event-ID they resume from. Runs as the transaction
+-- commits (a deferred constraint trigger on its event_commits row): it takes a lock that every
+-- event-writing transaction takes at this point and keeps until its commit is visible, then the next
+-- number of event_commit_seq. So a transaction that sees position N committed sees every position
+-- below it committed too, on the primary and on a hot standby (which replays commits in the order
+-- they were written), and a reader that has delivered everything through N never finds a smaller
+-- one later. Only the commits of event-writing transactions wait on each other, and only for the
+-- commit itself.
+--
+-- Once a minute it deletes the events older than their retention (15 minutes) first, outside the
+-- lock: a client resuming from an event older than event_retention.pruned_through is told to refetch.
+CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  horizon bigint;
+BEGIN
+  IF pg_try_advisory_xact_lock(7312841562) THEN
+    UPDATE event_retention
+       SET pruned_at = now(),
+           pruned_through = greatest(pruned_through,
+             coalesce((SELECT max(c.seq) FROM event_commits AS c WHERE c.committed_at < now() - interval '15 minutes'), 0))
+     WHERE pruned_at < now() - interval '1 minute'
+    RETURNING pruned_through INTO horizon;
+    IF horizon IS NOT NULL THEN
+      DELETE FROM events AS e USING event_commits AS c WHERE e.xid = c.xid AND c.seq <= horizon;
+      DELETE FROM event_commits WHERE seq <= horizon;
+    END IF;
+  END IF;
+  PERFORM pg_advisory_xact_lock(7312841563);
+  UPDATE event_commits SET seq = nextval('event_commit_seq'), committed_at = clock_timestamp() WHERE xid = NEW.xid;
+  RETURN NULL;
+END
+$$;
+
+CREATE CONSTRAINT TRIGGER event_commits_order AFTER INSERT ON event_commits
+  DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION order_event_commit();

@@ -1,0 +1,36 @@
+import type { EventPosition, StoredEvent } from '../repositories/events.repository.js';
+import type { FilteredFields } from './event-filter.js';
+
+/** An event as one Server-Sent Events frame, made once and written to every stream that takes it. */
+export interface EventFrame {
+  /** Its place in commit order; a refetch frame made for one stream has none. */
+  position: EventPosition;
+  /** What filters read; undefined for a frame that goes to every stream. */
+  event: FilteredFields | undefined;
+  bytes: Buffer;
+}
+
+/** The SSE id of an event: `<commit position>-<event id>`, what a client sends back as Last-Event-ID. */
+export const eventId = ({ seq, id }: EventPosition) => `${seq}-${id}`;
+
+const EVENT_ID = /^([0-9]{1,15})-([0-9]{1,15})$/;
+
+/** The position a Last-Event-ID names, or undefined when it is not one this service gave. */
+export function parseEventId(text: string): EventPosition | undefined {
+  const match = EVENT_ID.exec(text);
+  return match ? { seq: Number(match[1]), id: Number(match[2]) } : undefined;
+}
+
+export function frameOf(event: StoredEvent): EventFrame {
+  // The stored data is JSON text on one line (jsonb's output has no newline), as an SSE data line must be.
+  const bytes = Buffer.from(`id: ${eventId(event)}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+  return { position: { seq: event.seq, id: event.id }, event, bytes };
+}
+
+/** Tells one stream that the events it asked for are no longer kept: it must reread what it shows. */
+export function refetchFrame(reason: string): EventFrame {
+  return { position: { seq: 0, id: 0 }, event: undefined, bytes: Buffer.from(`event: refetch\ndata: ${JSON.stringify({ reason })}\n\n`) };
+}
+
+/** A comment line: keeps proxies and load balancers from closing an idle stream. */
+export const HEARTBEAT = Buffer.from(': heartbeat\n\n');

@@ -1,0 +1,5 @@
+/** The event streams (GET /events): the feed that reads the event log, and the open streams it writes to. */
+export { EventFeed, type EventSink } from './event-feed.js';
+export type { EventFilter } from './event-filter.js';
+export { EventStreams, type Refusal, type StreamLimits } from './event-streams.js';
+export { eventId, parseEventId } from './frames.js';

@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { badRequest, HttpError, RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors.js';
+import { type EventFilter, parseEventId } from '../events/index.js';
+import { ClaimEvent, EventsQuery, RefetchEvent } from '../schemas/events.js';
+import { ref } from '../schemas/typebox.js';
+import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
+
+const STREAM_DESCRIPTION = `Server-Sent Events (text/event-stream). Each event is
+
+\`\`\`
+id: <commit position>-<event id>
+event: <type>
+data: <JSON>
+\`\`\`
+
+Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`refetch\` (RefetchEvent).
+Ids order the events in the order their writes committed, the same on every replica; a client that
+reconnects with \`Last-Event-ID\` (EventSource does it by itself) gets exactly the events it missed,
+within the retention of 15 minutes; older, one \`refetch\` event, then the stream goes on from now.
+A comment line (\`: heartbeat\`) comes every EVENTS_HEARTBEAT_MS on an idle stream. A client that
+does not read is disconnected once EVENTS_MAX_BUFFER_KB wait for it, and resumes with Last-Event-ID.`;
+
+const STREAM_EXAMPLE =
+  'retry: 1000\n\n' +
+  'id: 1842-90211\nevent: claim.written\ndata: {"amount": "1000000", "chainId": 8453, "txHash": "0x4f2a9c0e7d1b3a5f6e8c9d0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e", ' +
+  '"logIndex": 12, "claimant": "0x4a2c7e0b9f3d1a6e8c5b2d7f0a9e3c1b6d8f4a2c", "usdValue": 1.0, "claimedAt": "2026-11-27T10:15:02.000Z", ' +
+  '"campaignId": "8453:0x378632819f39c74c4f56b1429e760739c5fb51b7:1247", "blockNumber": 23145678, "valuePending": false, "incentivePosition": 0}\n\n' +
+  ': heartbeat\n\n';
+
+/** GET /events: the changes of the data, pushed as they commit. */
+export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { eventFeed: feed, eventStreams: streams } = app;
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        operationId: 'streamEvents',
+        tags: ['events'],
+        summary: 'Stream changes as they happen',
+        description:
+          'Opens a Server-Sent Events stream of the changes the filters select: claims written and removed, as their ' +
+          'transactions commit. Filters combine with AND. At most EVENTS_MAX_STREAMS_PER_IP streams per client IP and ' +
+          'EVENTS_MAX_STREAMS per server process.',
+        querystring: EventsQuery,
+        response: {
+          200: {
+            description: STREAM_DESCRIPTION,
+            content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
+          },
+          400: PUBLIC_ERROR_RESPONSES[400],
+          429: { ...PUBLIC_ERROR_RESPONSES[400], description: 'This client IP holds EVENTS_MAX_STREAMS_PER_IP streams open already; retry after Retry-After seconds' },
+          503: { ...PUBLIC_ERROR_RESPONSES[503], description: 'This process holds EVENTS_MAX_STREAMS streams, or the database is unavailable; retry after Retry-After seconds' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const header = request.headers['last-event-id'];
+      const lastEventId = typeof header === 'string' && header !== '' ? header : query.lastEventId;
+      const from = lastEventId === undefined ? undefined : parseEventId(lastEventId);
+      if (lastEventId !== undefined && from === undefined) throw badRequest('Last-Event-ID must be an event id this service sent, <number>-<number>');
+      const filter: EventFilter = {
+        ...(query.type && { types: new Set(query.type) }),
+        ...(query.campaignId && { campaignIds: new Set(query.campaignId.map((id) => id.toLowerCase())) }),
+        ...(query.claimant && { claimant: query.claimant.toLowerCase() }),
+        ...(query.chainId !== undefined && { chainIds: new Set([query.chainId]) }),
+      };
+      const refusal = streams.refusal(request.ip);
+      if (refusal === 'per-ip') {
+        throw new HttpError(429, `this client IP has ${streams.limits.maxPerIp} event streams open already, the most allowed`, {
+          'retry-after': String(RETRY_AFTER_SECONDS),
+        });
+      }
+      if (refusal === 'per-process') throw serviceUnavailable('this server holds as many event streams as it may; retry shortly');
+
+      // From here the stream is written by hand: the headers the hooks set so far (CORS, request id,
+      // rate limit) go with it, and nothing may buffer it (a proxy, compression).
+      reply.hijack();
+      const response = reply.raw;
+      response.writeHead(200, {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      });
+      response.write('retry: 1000\n\n');
+      let unsubscribe: (() => void) | undefined;
+      let closed = false;
+      const sink = streams.open(response, request.ip, () => {
+        closed = true;
+        unsubscribe?.();
+      });
+      try {
+        unsubscribe = await feed.subscribe(filter, sink, from);
+        if (closed) unsubscribe();
+      } catch (error) {
+        request.log.warn({ err: error }, 'could not start an event stream');
+        response.destroy();
+      }
+    },
+  );
+};

@@ -1,0 +1,58 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.js';
+import { Nullable, ref, StringEnum } from './typebox.js';
+
+/** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
+export const EVENT_TYPES = ['claim.written', 'claim.removed'] as const;
+
+export const ClaimEvent = Type.Object(
+  {
+    campaignId: Nullable(ref(CampaignId), { description: "The claim's campaign; null in a removal that went with its campaign" }),
+    chainId: ChainId,
+    claimant: ref(Address),
+    incentivePosition: Type.Integer({ description: "The incentive's position in the campaign" }),
+    amount: ref(BigIntString),
+    usdValue: Type.Number({ description: 'USD value at the claim\'s time, 6 decimals; 0 while valuePending' }),
+    valuePending: Type.Boolean({ description: 'The value waits for a token price at the claim\'s time; a claim.written with the value follows' }),
+    txHash: Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'Transaction of the claim' }),
+    blockNumber: Nullable(Type.Integer(), { description: "Block of the claim's log; null for an imported claim whose file did not say it" }),
+    logIndex: Type.Integer({ description: "Position of the claim's log in its block" }),
+    claimedAt: DateTime,
+  },
+  {
+    $id: 'ClaimEvent',
+    additionalProperties: false,
+    description:
+      'Data of `claim.written` (a claim committed, or rewritten: its value found when a price arrived) and `claim.removed` ' +
+      '(a claim gone: a chain reorganisation orphaned its block, or it was deleted)',
+  },
+);
+
+export const RefetchEvent = Type.Object(
+  { reason: Type.String({ description: 'Why: the events since Last-Event-ID are no longer kept, or a bulk write replaced the data' }) },
+  {
+    $id: 'RefetchEvent',
+    additionalProperties: false,
+    description: 'Data of `refetch`, sent to every stream whatever its filter: what the client shows may be out of date, read it again',
+  },
+);
+
+export const EventsQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Array(StringEnum(EVENT_TYPES), { description: 'Only these event types, comma-separated (default: all); refetch always comes' }),
+    ),
+    campaignId: Type.Optional(Type.Array(ref(CampaignId), { description: 'Only events of these campaigns, comma-separated' })),
+    claimant: Type.Optional(Type.Unsafe<string>({ ...ref(Address), description: 'Only claims of this address' })),
+    chainId: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Only events of this chain' })),
+    lastEventId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,15}-[0-9]{1,15}$',
+        errorMessage: 'must be an event id this service sent, <number>-<number>',
+        description: 'Resume after this event, as the Last-Event-ID header does (which wins), for clients that cannot set headers',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EventsQuery = Static<typeof EventsQuery>;
