@@ -150,7 +150,7 @@ describe('CORS by default (CORS_ORIGINS unset)', () => {
     expect(response.statusCode).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('*');
     expect(response.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
-    expect(response.headers['access-control-allow-headers']).toBe('Authorization, If-None-Match, X-Request-Id');
+    expect(response.headers['access-control-allow-headers']).toBe('Authorization, If-None-Match, X-Request-Id, Last-Event-ID');
     expect(response.headers['access-control-max-age']).toBe('600');
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
   });

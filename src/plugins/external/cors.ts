@@ -7,8 +7,11 @@ import { MAX_PARAM_LENGTH } from '../../http-limits.js';
 /** Headers a browser script may read: caching, freshness, tracing and the rate limit budget. */
 const EXPOSED_HEADERS = ['ETag', 'Age', 'Indexed-Blocks', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
 
-/** Headers a script may send: the bearer token of the staging routes, revalidation, its own request id. */
-const ALLOWED_HEADERS = ['Authorization', 'If-None-Match', 'X-Request-Id'];
+/**
+ * Headers a script may send: the bearer token of the staging routes, revalidation, its own request
+ * id, and the Last-Event-ID an EventSource sends when it reconnects to GET /events.
+ */
+const ALLOWED_HEADERS = ['Authorization', 'If-None-Match', 'X-Request-Id', 'Last-Event-ID'];
 
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600;
