@@ -3,7 +3,7 @@ import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.j
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
-export const EVENT_TYPES = ['claim.written', 'claim.removed'] as const;
+export const EVENT_TYPES = ['claim.written', 'claim.removed', 'campaign.created', 'campaign.changed', 'campaign.removed'] as const;
 
 export const ClaimEvent = Type.Object(
   {
@@ -26,6 +26,31 @@ export const ClaimEvent = Type.Object(
       'Data of `claim.written` (a claim committed, or rewritten: its value found when a price arrived) and `claim.removed` ' +
       '(a claim gone: a chain reorganisation orphaned its block, or it was deleted)',
   },
+);
+
+export const CampaignEvent = Type.Object(
+  {
+    campaignId: ref(CampaignId),
+    chainId: ChainId,
+    availableBudgetUsd: Nullable(Type.String(), { description: 'Unclaimed budget of the priced token incentives, in USD with 2 decimals, as GET /campaigns/{id} shows it' }),
+    isActive: Type.Boolean({ description: 'Started, not ended and not exhausted, at the time of the write' }),
+    exhausted: Type.Boolean({ description: 'Every incentive has reached its claim limit or spent its budget' }),
+    ended: Type.Boolean({ description: 'Its end time had passed at the time of the write' }),
+    startTime: Nullable(DateTime),
+    endTime: Nullable(DateTime),
+  },
+  {
+    $id: 'CampaignEvent',
+    additionalProperties: false,
+    description:
+      'Data of `campaign.created` and `campaign.changed`: the campaign as it stands after a write that changed it (its incentives, a claim ' +
+      'that moved its budget, a top-up). A campaign that starts or ends with time alone sends no event: compare startTime and endTime with the clock',
+  },
+);
+
+export const CampaignRemovedEvent = Type.Object(
+  { campaignId: ref(CampaignId), chainId: ChainId },
+  { $id: 'CampaignRemovedEvent', additionalProperties: false, description: 'Data of `campaign.removed`: a reorganisation orphaned its creation, or it was deleted' },
 );
 
 export const RefetchEvent = Type.Object(

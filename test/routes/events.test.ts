@@ -98,6 +98,33 @@ describe('GET /events', () => {
     await Promise.all([all, ofCampaign, ofClaimant, removals].map((client) => client.close()));
   });
 
+  it('pushes a campaign created, changed by a claim, and removed, with its state after the write', async () => {
+    const stream = await connect('?type=campaign.created,campaign.changed,campaign.removed');
+    const token = await insertToken(database.db, { priceUsd: '2', decimals: 6 });
+    const created = await insertCampaign(database.db, { incentives: [erc20Incentive(token.address, '1000000', '10')] });
+    const ofCampaign = (events: ReceivedEvent[]) =>
+      events.map((event) => ({ type: event.event, data: JSON.parse(event.data) as Record<string, unknown> })).filter((event) => event.data.campaignId === created.publicId);
+    await stream.until((events) => ofCampaign(events).some((event) => event.type === 'campaign.changed'));
+    const [first] = ofCampaign(stream.events);
+    expect(first).toEqual({
+      type: 'campaign.created',
+      data: { campaignId: created.publicId, chainId: 8453, availableBudgetUsd: null, isActive: false, exhausted: true, ended: false, startTime: null, endTime: null },
+    });
+    const budgetBefore = ofCampaign(stream.events).at(-1)!.data.availableBudgetUsd;
+    expect(budgetBefore).toBe('20.00');
+    await insertClaim(database.db, { campaignKey: created.key, amount: '1000000' });
+    await stream.until((events) => ofCampaign(events).at(-1)!.data.availableBudgetUsd !== budgetBefore);
+    expect(ofCampaign(stream.events).at(-1)).toEqual({
+      type: 'campaign.changed',
+      data: expect.objectContaining({ availableBudgetUsd: '18.00', isActive: true, exhausted: false }) as unknown,
+    });
+    await database.db.execute(sql`DELETE FROM campaigns WHERE key = ${created.key}`);
+    await stream.until((events) => ofCampaign(events).some((event) => event.type === 'campaign.removed'));
+    expect(ofCampaign(stream.events).at(-1)).toEqual({ type: 'campaign.removed', data: { campaignId: created.publicId, chainId: 8453 } });
+    expect(stream.events.every((event) => event.event.startsWith('campaign.'))).toBe(true);
+    await stream.close();
+  });
+
   // Two sessions at once: PostgreSQL only (PGlite is one session).
   it.skipIf(inject('testDatabase').kind === 'pglite')('orders events by commit, not by when their transactions began', async () => {
     const stream = await connect();
@@ -187,7 +214,7 @@ describe('GET /events', () => {
     for (const [query, headers, message] of [
       ['', { 'last-event-id': 'abc' }, 'Last-Event-ID must be an event id this service sent, <number>-<number>'],
       ['?lastEventId=1_2', {}, 'lastEventId must be an event id this service sent, <number>-<number>'],
-      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed'],
+      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, campaign.created, campaign.changed, campaign.removed'],
       ['?claimant=0x12', {}, 'claimant must be an address: 0x followed by 40 hexadecimal characters'],
       ['?since=1', {}, "unknown query parameter 'since'"],
     ] as const) {

@@ -17,8 +17,9 @@
 --    (claimant_changed_since()): only inserts, so that writers of one claimant never wait on each other.
 -- 4. A notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones), so
 --    that an idle reader polls the feed when something changed instead of every second.
--- 5. The events the API streams (GET /events): a claim written or removed, or, for a bulk load or a
---    TRUNCATE, one event telling clients to refetch; ordered at commit (record_event_transaction()).
+-- 5. The events the API streams (GET /events): a claim written or removed, each campaign whose totals
+--    changed, or, for a bulk load or a TRUNCATE, one event telling clients to refetch; ordered at
+--    commit (record_event_transaction()).
 --
 -- A bulk load defers 2 and 3 (refresh_deferred()): it calls recompute_incentive_totals() and
 -- refresh_campaigns() at its end and bumps campaign_set_version, against which kept profiles are
@@ -191,6 +192,9 @@ BEGIN
   END IF;
   IF cardinality(crossed) > 0 THEN
     PERFORM refresh_campaign_flags(ARRAY(SELECT DISTINCT k FROM unnest(crossed) AS k));
+  END IF;
+  IF cardinality(changed) > 0 THEN
+    PERFORM record_campaign_events('campaign.changed', changed);
   END IF;
 
   IF TG_OP <> 'DELETE' THEN touched := touched || ARRAY(SELECT n.claimant FROM new_claims AS n); END IF;

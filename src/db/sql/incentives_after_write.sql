@@ -8,6 +8,7 @@
 CREATE OR REPLACE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   keys integer[];
+  touched integer[];
 BEGIN
   IF refresh_deferred() THEN
     RETURN NULL;
@@ -22,6 +23,7 @@ BEGIN
   IF cardinality(keys) = 0 THEN
     RETURN NULL;
   END IF;
+  touched := keys;
   IF TG_OP = 'UPDATE' THEN
     IF NOT EXISTS (SELECT 1 FROM old_rows AS o FULL JOIN new_rows AS n USING (campaign_key, position)
                     WHERE (o.type, o.params) IS DISTINCT FROM (n.type, n.params)) THEN
@@ -38,11 +40,13 @@ BEGIN
       IF cardinality(keys) > 0 THEN
         PERFORM refresh_campaign_flags(keys);
       END IF;
+      PERFORM record_campaign_events('campaign.changed', touched);
       RETURN NULL;
     END IF;
   END IF;
   PERFORM bump_campaign_set_version();
   PERFORM refresh_campaigns(keys);
+  PERFORM record_campaign_events('campaign.changed', keys);
   RETURN NULL;
 END
 $$;

@@ -1,0 +1,25 @@
+-- One event per campaign of `keys`, of type `event_type` ('campaign.created' or 'campaign.changed'),
+-- with the campaign's state as the event streams report it (CampaignEvent in the OpenAPI document):
+-- its available budget, whether it is active, exhausted or ended at the write's time. Called by the
+-- triggers after they refreshed what they changed (documents, totals, flags), so the state is final.
+CREATE OR REPLACE FUNCTION record_campaign_events(event_type text, keys integer[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO events (type, chain_id, campaign_id, data)
+  SELECT event_type, c.chain_id, c.public_id,
+         jsonb_build_object(
+           'campaignId', c.public_id,
+           'chainId', c.chain_id,
+           -- campaign_live.detail_totals is the member `"availableBudgetUsd":<text or null>`.
+           'availableBudgetUsd', CASE WHEN l.detail_totals IS NULL THEN NULL ELSE ('{' || l.detail_totals || '}')::jsonb -> 'availableBudgetUsd' END,
+           'isActive', campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, now()),
+           'exhausted', NOT c.has_budget_left,
+           'ended', coalesce(c.end_time <= now(), false),
+           'startTime', iso_utc(c.start_time),
+           'endTime', iso_utc(c.end_time))
+    FROM campaigns AS c
+    LEFT JOIN campaign_live AS l ON l.campaign_key = c.key
+   WHERE c.key = ANY(keys)
+   ORDER BY c.key;
+  PERFORM record_event_transaction();
+END
+$$;
