@@ -35,7 +35,7 @@ import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { freshness } from './plugins/freshness.js';
 import { IndexedBlocks } from './services/indexed-blocks.js';
-import { EventFeed, EventStreams } from './events/index.js';
+import { EventFeed, EventStreams, TrendingEvents } from './events/index.js';
 import { eventStreamsLifecycle } from './plugins/event-streams.js';
 import { eventRoutes } from './routes/events.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
@@ -167,10 +167,10 @@ export async function buildApp(
     profileCache: profileCache ?? new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 }),
   });
 
+  const feed = eventFeed ?? new EventFeed({ events: app.repositories.events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger });
   await app.register(eventStreamsLifecycle, {
-    feed:
-      eventFeed ??
-      new EventFeed({ events: app.repositories.events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger }),
+    feed,
+    trending: new TrendingEvents({ windows: app.claimWindows, feed, intervalMs: config.EVENTS_TRENDING_MS, clock, logger }),
     streams: new EventStreams({
       maxStreams: config.EVENTS_MAX_STREAMS,
       maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,

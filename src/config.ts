@@ -151,6 +151,12 @@ export const ConfigSchema = Type.Object({
     description: 'How long a request with minBlock waits at most for the indexer to write that block before it answers 503 with Retry-After',
   }),
   EVENTS_POLL_MS: milliseconds(100, 'How often the server reads the events committed since its last read, for the GET /events streams'),
+  EVENTS_TRENDING_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 1000,
+    description: 'How often the 1h and 24h trending tops are compared with the last ones sent; a trending.changed event goes out per period that moved',
+  }),
   EVENTS_KEEP: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,

@@ -390,6 +390,11 @@ export class WindowView {
     return this.state.publicIds.compare(a, b);
   }
 
+  /** The public ID of the campaign at `row`. */
+  publicId(row: number): string {
+    return this.state.publicIds.get(row);
+  }
+
   /** Whether the campaign at `row` is on one of `chainIds`. */
   onChain(row: number, chainIds: ReadonlySet<number>): boolean {
     return this.state.publicIds.onChain(row, chainIds);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventPosition, EventsRepository } from '../repositories/events.repository.js';
 import { type EventFilter, matches } from './event-filter.js';
-import { type EventFrame, frameOf, refetchFrame } from './frames.js';
+import { derivedFrame, type EventFrame, frameOf, refetchFrame } from './frames.js';
 
 /** Where a stream sends its frames; `send` returns false once the stream is gone (closed, or dropped as too slow). */
 export interface EventSink {
@@ -136,6 +136,25 @@ export class EventFeed {
       if (page.length < PAGE) return;
       position = page.at(-1)!;
     }
+  }
+
+  /**
+   * Publishes an event this process derived from the data (the trending top), placed right after the
+   * last event read: it carries that position with a fraction added, so that it sorts after it and
+   * before the next, and a stream resuming from its id resumes after that event. False when it could
+   * not be placed (no event read yet since start, or a thousand derived after one event).
+   */
+  publishDerived(type: string, data: unknown): boolean {
+    const head = this.head;
+    // Until this process has read an event there is no position to place it after: it waits for one.
+    if (head === undefined || head.id === Number.MAX_SAFE_INTEGER) return false;
+    const last = this.kept.at(-1)?.position;
+    const base = Math.floor(head.id);
+    const fraction = last !== undefined && last.seq === head.seq && Math.floor(last.id) === base ? last.id - base + 0.001 : 0.001;
+    if (fraction >= 1) return false;
+    const position = { seq: head.seq, id: Number((base + fraction).toFixed(3)) };
+    this.publish(derivedFrame(position, type, data));
+    return true;
   }
 
   private publish(frame: EventFrame): void {

@@ -10,10 +10,13 @@ export interface EventFrame {
   bytes: Buffer;
 }
 
-/** The SSE id of an event: `<commit position>-<event id>`, what a client sends back as Last-Event-ID. */
+/**
+ * The SSE id of an event: `<commit position>-<event id>`, what a client sends back as Last-Event-ID;
+ * a derived event's has a fraction (`1842-90211.001`): it follows the event of that id.
+ */
 export const eventId = ({ seq, id }: EventPosition) => `${seq}-${id}`;
 
-const EVENT_ID = /^([0-9]{1,15})-([0-9]{1,15})$/;
+const EVENT_ID = /^([0-9]{1,15})-([0-9]{1,15}(?:\.[0-9]{1,3})?)$/;
 
 /** The position a Last-Event-ID names, or undefined when it is not one this service gave. */
 export function parseEventId(text: string): EventPosition | undefined {
@@ -25,6 +28,12 @@ export function frameOf(event: StoredEvent): EventFrame {
   // The stored data is JSON text on one line (jsonb's output has no newline), as an SSE data line must be.
   const bytes = Buffer.from(`id: ${eventId(event)}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
   return { position: { seq: event.seq, id: event.id }, event, bytes };
+}
+
+/** An event a process derived (the trending top): no campaign, claimant or chain for filters to read. */
+export function derivedFrame(position: EventPosition, type: string, data: unknown): EventFrame {
+  const event = { type, chainId: null, campaignId: null, claimant: null };
+  return { position, event, bytes: Buffer.from(`id: ${eventId(position)}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`) };
 }
 
 /** Tells one stream that the events it asked for are no longer kept: it must reread what it shows. */

@@ -3,3 +3,4 @@ export { EventFeed, type EventSink } from './event-feed.js';
 export type { EventFilter } from './event-filter.js';
 export { EventStreams, type Refusal, type StreamLimits } from './event-streams.js';
 export { eventId, parseEventId } from './frames.js';
+export { TrendingEvents } from './trending-events.js';

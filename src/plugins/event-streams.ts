@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { EventFeed, EventStreams } from '../events/index.js';
+import type { EventFeed, EventStreams, TrendingEvents } from '../events/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,20 +16,24 @@ declare module 'fastify' {
  * started when the app is ready; the streams end before the server closes (a hijacked stream would
  * otherwise keep it open), and the feed stops after.
  */
-export const eventStreamsLifecycle = fp<{ feed: EventFeed; streams: EventStreams }>(
-  (app: FastifyInstance, { feed, streams }, done) => {
+export const eventStreamsLifecycle = fp<{ feed: EventFeed; streams: EventStreams; trending: TrendingEvents }>(
+  (app: FastifyInstance, { feed, streams, trending }, done) => {
     app.decorate('eventFeed', feed);
     app.decorate('eventStreams', streams);
     app.addHook('onReady', (ready) => {
       feed.start();
       streams.start();
+      trending.start();
       ready();
     });
     app.addHook('preClose', (closing) => {
       streams.close();
       closing();
     });
-    app.addHook('onClose', async () => feed.close());
+    app.addHook('onClose', async () => {
+      await trending.close();
+      await feed.close();
+    });
     done();
   },
   { name: 'event-streams' },

@@ -26,7 +26,7 @@ export function createEventsRepository(db: Database) {
                    e.claimant, e.data::text AS data
               FROM event_commits AS c
               JOIN events AS e ON e.xid = c.xid
-             WHERE c.seq >= ${after.seq} AND (c.seq, e.id) > (${after.seq}, ${after.id})
+             WHERE c.seq >= ${after.seq} AND (c.seq, e.id) > (${after.seq}, ${after.id}::numeric)
              ORDER BY c.seq, e.id
              LIMIT ${limit}`,
       );

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { badRequest, HttpError, RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors.js';
 import { type EventFilter, parseEventId } from '../events/index.js';
-import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent } from '../schemas/events.js';
+import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent, TrendingEvent } from '../schemas/events.js';
 import { ref } from '../schemas/typebox.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 
@@ -16,7 +16,8 @@ data: <JSON>
 \`\`\`
 
 Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`campaign.created\` and
-\`campaign.changed\` (CampaignEvent), \`campaign.removed\` (CampaignRemovedEvent), \`refetch\` (RefetchEvent).
+\`campaign.changed\` (CampaignEvent), \`campaign.removed\` (CampaignRemovedEvent), \`trending.changed\` (TrendingEvent),
+\`refetch\` (RefetchEvent).
 Ids order the events in the order their writes committed, the same on every replica; a client that
 reconnects with \`Last-Event-ID\` (EventSource does it by itself) gets exactly the events it missed,
 within the retention of 15 minutes; older, one \`refetch\` event, then the stream goes on from now.
@@ -43,13 +44,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Stream changes as they happen',
         description:
           'Opens a Server-Sent Events stream of the changes the filters select: claims written and removed, campaigns ' +
-          'created, changed and removed, as their transactions commit. Filters combine with AND. At most EVENTS_MAX_STREAMS_PER_IP streams per client IP and ' +
+          'created, changed and removed, as their transactions commit, and the 1h and 24h trending top when it moves. Filters combine with AND. At most EVENTS_MAX_STREAMS_PER_IP streams per client IP and ' +
           'EVENTS_MAX_STREAMS per server process.',
         querystring: EventsQuery,
         response: {
           200: {
             description: STREAM_DESCRIPTION,
-            content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(CampaignEvent), ref(CampaignRemovedEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
+            content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(CampaignEvent), ref(CampaignRemovedEvent), ref(TrendingEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
           },
           400: PUBLIC_ERROR_RESPONSES[400],
           429: { ...PUBLIC_ERROR_RESPONSES[400], description: 'This client IP holds EVENTS_MAX_STREAMS_PER_IP streams open already; retry after Retry-After seconds' },

@@ -3,7 +3,7 @@ import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.j
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
-export const EVENT_TYPES = ['claim.written', 'claim.removed', 'campaign.created', 'campaign.changed', 'campaign.removed'] as const;
+export const EVENT_TYPES = ['claim.written', 'claim.removed', 'campaign.created', 'campaign.changed', 'campaign.removed', 'trending.changed'] as const;
 
 export const ClaimEvent = Type.Object(
   {
@@ -51,6 +51,31 @@ export const CampaignEvent = Type.Object(
 export const CampaignRemovedEvent = Type.Object(
   { campaignId: ref(CampaignId), chainId: ChainId },
   { $id: 'CampaignRemovedEvent', additionalProperties: false, description: 'Data of `campaign.removed`: a reorganisation orphaned its creation, or it was deleted' },
+);
+
+export const TrendingEvent = Type.Object(
+  {
+    period: StringEnum(['1h', '24h'] as const, { description: 'The period ranked by USD claimed' }),
+    top: Type.Array(
+      Type.Object(
+        {
+          campaignId: ref(CampaignId),
+          usdClaimed: Type.Number({ description: 'USD claimed in the period' }),
+          claims: Type.Integer({ description: 'Claims in the period' }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 10, description: 'The ten campaigns with the most USD claimed in the period, most first, ties on campaign ID' },
+    ),
+  },
+  {
+    $id: 'TrendingEvent',
+    additionalProperties: false,
+    description:
+      'Data of `trending.changed`: the top of a period when its campaigns, order or volumes moved, at most once a second per period ' +
+      '(EVENTS_TRENDING_MS). Derived by each server from its claim volumes: its id follows the last event it reflects, and a stream that ' +
+      'resumes gets the tops its server sent since. Filters by campaign, claimant or chain leave it out',
+  },
 );
 
 export const RefetchEvent = Type.Object(

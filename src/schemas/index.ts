@@ -19,7 +19,7 @@ import {
   TemplateList,
 } from './registry.js';
 import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
-import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent } from './events.js';
+import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent, TrendingEvent } from './events.js';
 import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
 
@@ -75,5 +75,6 @@ export const SHARED_SCHEMAS: TSchema[] = [
   ClaimEvent,
   CampaignEvent,
   CampaignRemovedEvent,
+  TrendingEvent,
   RefetchEvent,
 ];

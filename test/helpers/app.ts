@@ -19,6 +19,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // them; a test about either sets its own interval (they read once at start regardless).
     INDEXED_BLOCKS_POLL_MS: '3600000',
     EVENTS_POLL_MS: '3600000',
+    EVENTS_TRENDING_MS: '3600000',
     ...overrides,
   });
 }

@@ -44,7 +44,7 @@ describe('GET /events', () => {
     const token = await insertToken(database.db);
     campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(token.address)] });
     other = await insertCampaign(database.db, { incentives: [erc20Incentive(token.address)] });
-    app = await buildTestApp(database, { EVENTS_POLL_MS: '20', EVENTS_HEARTBEAT_MS: '100', EVENTS_MAX_STREAMS_PER_IP: '8', EVENTS_KEEP: '50' });
+    app = await buildTestApp(database, { EVENTS_POLL_MS: '20', EVENTS_HEARTBEAT_MS: '100', EVENTS_MAX_STREAMS_PER_IP: '8', EVENTS_KEEP: '50', EVENTS_TRENDING_MS: '1000' });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -123,6 +123,26 @@ describe('GET /events', () => {
     expect(ofCampaign(stream.events).at(-1)).toEqual({ type: 'campaign.removed', data: { campaignId: created.publicId, chainId: 8453 } });
     expect(stream.events.every((event) => event.event.startsWith('campaign.'))).toBe(true);
     await stream.close();
+  });
+
+  it('pushes the 1h and 24h trending tops when they move, at most once a second each', async () => {
+    const stream = await connect('?type=trending.changed');
+    const started = Date.now();
+    await insertClaim(database.db, { campaignKey: other.key, usdValue: '5000' });
+    const tops = () => stream.events.map((event) => JSON.parse(event.data) as { period: string; top: { campaignId: string; usdClaimed: number; claims: number }[] });
+    await stream.until((events) => events.length >= 2);
+    expect(tops().map((event) => event.period).sort()).toEqual(['1h', '24h']);
+    for (const { top } of tops()) expect(top[0]).toMatchObject({ campaignId: other.publicId, usdClaimed: expect.any(Number) as unknown });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Nothing moved since: no further event, though the tops are compared every second.
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(stream.events).toHaveLength(2);
+    // A trending event's id follows the last event it reflects, and a stream may resume from it.
+    const resumed = await connect('?type=claim.written', { 'last-event-id': stream.lastEventId! });
+    const claim = await insertClaim(database.db, { campaignKey: campaign.key });
+    await resumed.until((events) => claimsOf(events).some((data) => data.txHash === claim.txHash));
+    expect(claimsOf(resumed.events)).toHaveLength(1);
+    await Promise.all([stream.close(), resumed.close()]);
   });
 
   // Two sessions at once: PostgreSQL only (PGlite is one session).
@@ -214,7 +234,7 @@ describe('GET /events', () => {
     for (const [query, headers, message] of [
       ['', { 'last-event-id': 'abc' }, 'Last-Event-ID must be an event id this service sent, <number>-<number>'],
       ['?lastEventId=1_2', {}, 'lastEventId must be an event id this service sent, <number>-<number>'],
-      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, campaign.created, campaign.changed, campaign.removed'],
+      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, campaign.created, campaign.changed, campaign.removed, trending.changed'],
       ['?claimant=0x12', {}, 'claimant must be an address: 0x followed by 40 hexadecimal characters'],
       ['?since=1', {}, "unknown query parameter 'since'"],
     ] as const) {
