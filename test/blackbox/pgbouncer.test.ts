@@ -12,7 +12,8 @@ import {
   someCampaignId,
   withClient,
 } from './helpers/postgres.js';
-import { becameReady, eventually, everyOperation, get, type ServerProcess, startServer } from './helpers/server-process.js';
+import { becameReady, eventually, everyOperation, get, type ServerProcess, sleep, startServer } from './helpers/server-process.js';
+import { SseClient } from '../helpers/sse.js';
 
 /**
  * Replicas of the built server behind PgBouncer in transaction mode (the server connections are
@@ -98,6 +99,50 @@ describe.skipIf(missing !== undefined)('black box: replicas behind PgBouncer in 
     );
     expect(feedSessions).toHaveLength(1);
     expect(feedSessions[0]!.query).toMatch(/claim_changes_after/);
+  });
+
+  it('events and read-your-writes through the pooler: two replicas stream the same claim with the same id, and minBlock waits for its block', async () => {
+    const replicas = [await pooled({ EVENTS_POLL_MS: '50', INDEXED_BLOCKS_POLL_MS: '50' }), await pooled({ EVENTS_POLL_MS: '50', INDEXED_BLOCKS_POLL_MS: '50' })];
+    for (const replica of replicas) expect(await becameReady(replica, 30_000), replica.logs()).toBe(true);
+    const streams = replicas.map((replica) => new SseClient(`${replica.url}/events?type=claim.written`));
+    for (const stream of streams) expect(await stream.open()).toBe(200);
+    const core = '0x00000000000000000000000000000000000000c1';
+    const [chainId] = campaignId.split(':');
+    // The indexer follows the chain, through block 900000000 so far.
+    await withClient(database.url, (client) =>
+      client.query(`INSERT INTO indexer_checkpoints (chain_id, core_address, block_number, block_hash, block_timestamp) VALUES ($1, $2, 900000000, $3, 1763999998)`, [
+        Number(chainId),
+        core,
+        `0x${'ab'.repeat(32)}`,
+      ]),
+    );
+    // As the indexer writes, through the pooler: the claim and the chain's checkpoint in one transaction.
+    const asked = get(`${replicas[1]!.url}/campaigns/${campaignId}?minBlock=${chainId}:900000001`);
+    await sleep(200);
+    const txHash = `0x${randomInt(1, 2 ** 47).toString(16).padStart(64, '0')}`;
+    await withClient(bouncer.through(database.url), async (client) => {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at, chain_id, log_index, block_number)
+         SELECT c.key, i.position, '0x00000000000000000000000000000000000000b1', 1, 1, 1, $2, now(), c.chain_id, 0, 900000001
+           FROM campaigns AS c JOIN incentives AS i ON i.campaign_key = c.key WHERE c.public_id = $1 ORDER BY i.position LIMIT 1`,
+        [campaignId, txHash],
+      );
+      await client.query(
+        `UPDATE indexer_checkpoints SET block_number = 900000001, block_timestamp = 1764000000 WHERE chain_id = $1 AND core_address = $2 AND block_hash = $3`,
+        [Number(chainId), core, `0x${'ab'.repeat(32)}`],
+      );
+      await client.query('COMMIT');
+    });
+    const answer = await asked;
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('indexed-blocks')).toBe(`${chainId};block=900000001;time=1764000000`);
+    for (const stream of streams) await stream.until((events) => events.some((event) => event.data.includes(txHash)));
+    const ids = streams.map((stream) => stream.events.find((event) => event.data.includes(txHash))!.id);
+    expect(ids[0]).toMatch(/^\d+-\d+$/);
+    expect(ids[1]).toBe(ids[0]);
+    await Promise.all(streams.map((stream) => stream.close()));
+    await withClient(database.url, (client) => client.query('DELETE FROM indexer_checkpoints WHERE core_address = $1', [core]));
   });
 
   it('a query over a 1 ms statement timeout is cancelled by PostgreSQL: 504', async () => {
