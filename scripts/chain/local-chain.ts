@@ -78,16 +78,47 @@ export interface LocalChain {
 /** anvil's default dev accounts are unlocked: eth_sendTransaction from the first one needs no key here. */
 const DEV_ACCOUNT: Address = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
+/** The port an anvil started with `--port 0` says it listens on; its output is drained from then on. */
+function listeningPort(child: ChildProcess, stderr: () => string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`anvil did not say its port within 15 s: ${stderr()}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.off('exit', onExit);
+      child.stdout!.resume();
+      resolve(Number(match[1]));
+    };
+    const onExit = (code: number | null) => fail(new Error(`anvil exited with ${code}: ${stderr()}`));
+    function fail(error: Error) {
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      reject(error);
+    }
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
 export async function startAnvil(options: { chainId?: number; blockTime?: number; port?: number } = {}): Promise<LocalChain> {
   const binary = anvilBinary();
   if (!binary) throw new Error('anvil is not installed: npm ci installs @foundry-rs/anvil-linux-amd64 (an optional dependency: Linux x64 only)');
-  const port = options.port ?? (await freePort());
   const chainId = options.chainId ?? 31337;
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent'];
+  // Without a port asked for, anvil binds port 0 and says which port it got: a free port found first
+  // and bound later could be taken meanwhile by another anvil (tests start several at once), whose
+  // answers (the same chain id) would then pass for this one's. It says so only without --silent, so
+  // its output is read for that line and then drained.
+  const args = ['--port', String(options.port ?? 0), '--host', '127.0.0.1', '--chain-id', String(chainId)];
+  if (options.port !== undefined) args.push('--silent');
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const port = options.port ?? (await listeningPort(child, () => stderr));
   const url = `http://127.0.0.1:${port}`;
   const publicClient = createPublicClient({ transport: http(url, { retryCount: 0 }), cacheTime: 0, pollingInterval: 20 }) as PublicClient;
   const started = Date.now();
