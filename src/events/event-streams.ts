@@ -90,14 +90,17 @@ export class EventStreams {
     const stream = new Stream(response, this.limits.maxBufferBytes);
     this.streams.add(stream);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
-    response.once('close', () => {
+    const closed = () => {
+      if (!this.streams.delete(stream)) return;
       stream.closed = true;
-      this.streams.delete(stream);
       const left = (this.perIp.get(ip) ?? 1) - 1;
       if (left === 0) this.perIp.delete(ip);
       else this.perIp.set(ip, left);
       onClose();
-    });
+    };
+    response.once('close', closed);
+    // A client that hung up while the request was on its way in closed the socket before anyone listened.
+    if (response.socket === null || response.socket.destroyed) closed();
     return stream;
   }
 }
