@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { type Boost, Roles, StrategyType } from '@boostxyz/sdk';
 import { type Address, parseEther, parseUnits } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -190,7 +191,8 @@ const app = await buildApp(config, { database, logger });
 await app.listen({ port: config.PORT, host: config.HOST });
 
 const coreId = coreAddress.toLowerCase();
-const api = config.BASE_URL;
+// PORT=0 takes any free port (the test does, so no other process can take it between choosing and binding).
+const api = config.PORT === 0 ? `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` : config.BASE_URL;
 const campaign = (boost: number) => `${api}/campaigns/${chain.chainId}:${coreId}:${boost}`;
 say(`
   Chain:      anvil at ${chain.url} (chain id ${chain.chainId}); the Boost protocol from @boostxyz/sdk bytecode

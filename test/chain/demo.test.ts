@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { anvilBinary, freePort } from '../../scripts/chain/local-chain.js';
+import { anvilBinary } from '../../scripts/chain/local-chain.js';
 
 /**
  * `npm run chain:demo` as a newcomer runs it: the protocol on anvil, the indexer, and the price job
@@ -17,10 +17,9 @@ describe.skipIf(anvilBinary() === null)('npm run chain:demo', () => {
   });
 
   it('serves non-zero USD figures that the price job got from the local price stand-in', async () => {
-    const port = await freePort();
-    // No settings but the ports: the embedded database, as a newcomer has it.
+    // No settings but the ports (any free one, as the demo says which it took): the embedded database, as a newcomer has it.
     demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/chain/demo.ts'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), INDEXER_METRICS_PORT: '0' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', INDEXER_METRICS_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -29,7 +28,8 @@ describe.skipIf(anvilBinary() === null)('npm run chain:demo', () => {
     const exited = new Promise<never>((_resolve, reject) => demo!.once('exit', (code) => reject(new Error(`chain:demo exited (${code}):\n${output}`))));
     await Promise.race([expect.poll(() => output, { timeout: 120_000, interval: 500 }).toMatch(/Ctrl-C stops/), exited]);
 
-    const api = `http://127.0.0.1:${port}`;
+    const api = /API: +(http:\/\/127\.0\.0\.1:\d+)\/docs/.exec(output)?.[1];
+    expect(api).toBeDefined();
     const campaign0 = /\/campaigns\/(31337:0x[0-9a-f]{40}:0)/.exec(output)?.[1];
     expect(campaign0).toBeDefined();
     type Trending = { trendingCampaigns: { id: string; usdDistributed1Hr: number }[] };
