@@ -2,7 +2,13 @@
 -- with the campaign's state as the event streams report it (CampaignEvent in the OpenAPI document):
 -- its available budget, whether it is active, exhausted or ended at the write's time. Called by the
 -- triggers after they refreshed what they changed (documents, totals, flags), so the state is final.
-CREATE OR REPLACE FUNCTION record_campaign_events(event_type text, keys integer[]) RETURNS void LANGUAGE plpgsql AS $$
+--
+-- The generic plan always: PL/pgSQL would otherwise plan the INSERT for each call's `keys`, because
+-- the generic plan's estimate (ten keys) always looks dearer than a custom plan for the one key a
+-- claim's transaction passes, and that planning was most of what this event cost a claim
+-- (bench/claim-transaction-cost.sh). Both plans are the same primary-key lookups.
+CREATE OR REPLACE FUNCTION record_campaign_events(event_type text, keys integer[]) RETURNS void LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   INSERT INTO events (type, chain_id, campaign_id, data)
   SELECT event_type, c.chain_id, c.public_id,
