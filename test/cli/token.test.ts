@@ -14,7 +14,6 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertUser } from '../helpers/factories.js';
 
 const run = promisify(execFile);
-const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 
 interface CommandResult {
   code: number;
@@ -23,7 +22,8 @@ interface CommandResult {
 }
 
 /**
- * The token command end to end, as an operator runs it: a separate process on the test's
+ * The token command end to end, as an operator runs it in the image (`node dist/cli/token.js`; `npm
+ * run token` runs the same source with tsx): a separate process on the test's
  * PostgreSQL database, or (on PGlite) on an embedded database in a temporary directory that the
  * test closes before each run, since an embedded database has one user at a time.
  */
@@ -75,7 +75,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
 
   async function tokenWith(database: Record<string, string>, ...args: string[]): Promise<CommandResult> {
     try {
-      const { stdout, stderr } = await run(TSX, ['src/cli/token.ts', ...args], {
+      const { stdout, stderr } = await run(process.execPath, ['dist/cli/token.js', ...args], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...database },
       });
       return { code: 0, stdout, stderr };
