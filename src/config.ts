@@ -150,7 +150,7 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'How long a request with minBlock waits at most for the indexer to write that block before it answers 503 with Retry-After',
   }),
-  EVENTS_POLL_MS: milliseconds(100, 'How often the server reads the events committed since its last read, for the GET /events streams'),
+  EVENTS_POLL_MS: milliseconds(100, 'How often the server reads the events committed since its last read, for the GET /events streams (only while one is open)'),
   EVENTS_TRENDING_MS: Type.Integer({
     minimum: 1000,
     maximum: 3_600_000,

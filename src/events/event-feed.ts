@@ -37,6 +37,7 @@ const after = (a: EventPosition, b: EventPosition) => a.seq > b.seq || (a.seq ==
  * once, and hands it to each stream whose filter takes it. The latest `keepEvents` stay in memory,
  * so that a stream resuming from a recent Last-Event-ID is served from them; an older one reads the
  * events in between from the database first, and one older than the retention gets a refetch event.
+ * While no stream is open it reads nothing and keeps nothing.
  */
 export class EventFeed {
   private head: EventPosition | undefined;
@@ -129,6 +130,15 @@ export class EventFeed {
 
   /** Reads what was committed since the last read and hands it out. */
   private async read(): Promise<void> {
+    if (this.subscriptions.size === 0) {
+      // No stream to feed: nothing is read or kept, so a process without streams does no event work
+      // and holds no events. A stream that opens starts from the head it reads, and one that resumes
+      // reads what it missed from the database.
+      this.head = undefined;
+      this.kept = [];
+      this.keptFrom = undefined;
+      return;
+    }
     const from = this.head ?? (await this.readHead());
     for (let position = from; ; ) {
       const page = await this.options.events.after(position, PAGE);

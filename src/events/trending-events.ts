@@ -13,7 +13,7 @@ export interface TrendingEntryData {
 
 export interface TrendingEventsOptions {
   windows: Pick<ClaimWindows, 'at'>;
-  feed: Pick<EventFeed, 'publishDerived'>;
+  feed: Pick<EventFeed, 'publishDerived' | 'streams'>;
   /** How often the top is compared with the one last sent: at most one event per period this often. */
   intervalMs: number;
   clock: () => Date;
@@ -26,7 +26,8 @@ const PERIODS: readonly RankedWindow[] = ['1h', '24h'];
  * The `trending.changed` events: every `intervalMs` it reads the top campaigns by USD claimed over
  * the last hour and day from the claim volumes (exact, as GET /reward-kit/trending ranks them) and
  * sends the top of a period whose campaigns, order or volumes differ from the last one sent. So a
- * period's top goes out at most once per interval, and only when it moved (or, after start, once). Derived in each process
+ * period's top goes out at most once per interval, and only when it moved (or, after start and when
+ * streams open after none was, once); nothing is read while no stream is open. Derived in each process
  * from its own claim volumes: two replicas send the same tops, not always at the same moments.
  */
 export class TrendingEvents {
@@ -55,6 +56,11 @@ export class TrendingEvents {
 
   /** Compares each period's top with the last one sent, and sends it where it changed. */
   async check(): Promise<void> {
+    if (this.options.feed.streams === 0) {
+      // Nobody to tell: no ranking read. The first stream to open gets the current tops.
+      this.last.clear();
+      return;
+    }
     const view = await this.options.windows.at(this.options.clock());
     for (const period of PERIODS) {
       const top: TrendingEntryData[] = [];
