@@ -24,7 +24,8 @@ import { scenarios } from './scenarios.js';
  * its delay after that commit. Last, the Indexed-Blocks header's cost on cached answers (headerCost).
  *
  * Targets: p99 <= 250 ms; RSS <= 300 MB; reads keep >= 0.7 of their throughput; read-your-writes
- * answers within one block time (2 s, Base's) of the commit; the header costs nothing measurable.
+ * answers within one block time (2 s, Base's) of the commit; the header costs nothing measurable (a
+ * median of alternating pairs >= 0.95).
  */
 const { values } = parseArgs({
   options: {
@@ -47,6 +48,8 @@ const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 const url = datasetUrl(BASE_URL.replace(/\/([^/]*)$/, (_all, name: string) => `/${name || 'campaigns_bench'}_events`), size);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const BLOCK_TIME_MS = 2000;
+/** "Nothing measurable": single 2 s rounds of the same reads differ by up to 15-20% on this machine; a median of alternating pairs under 0.95 would stand out of that. */
+const HEADER_NOISE_FLOOR = 0.95;
 
 await ensureDataset(url, size, values.reseed, log);
 const parameters = await sampleParameters(url);
@@ -260,9 +263,9 @@ try {
       `reads (list, trending 24h, explore contracts) at ${rate} claims/s, with the streams against without: ${Math.round(withStreams)} / ${Math.round(withWrites)} req/s = ${ratio.toFixed(2)} (target >= 0.7: ${target(ratio >= 0.7)})\n` +
       `  (against the reads alone, no claims written: ${(withStreams / alone).toFixed(2)}; the claims alone: ${(withWrites / alone).toFixed(2)})\n` +
       `read your writes, commit of the block -> answer: p50 ${ryw[15]!.toFixed(0)} ms, max ${ryw.at(-1)!.toFixed(0)} ms (target <= one block time, ${BLOCK_TIME_MS} ms: ${target(ryw.at(-1)! <= BLOCK_TIME_MS)})\n` +
-      `Indexed-Blocks on cached answers, with the header (3 chains) against without, median of ${header.rounds} rounds: ${header.ratio.toFixed(3)} (${header.detail})`,
+      `Indexed-Blocks on cached answers, with the header (3 chains) against without, median of ${header.rounds} rounds: ${header.ratio.toFixed(3)} (${header.detail}; target >= ${HEADER_NOISE_FLOOR}: ${target(header.ratio >= HEADER_NOISE_FLOOR)})`,
   );
-  if (!(pct(99) <= 250 && peakRss <= 300 && ratio >= 0.7 && ryw.at(-1)! <= BLOCK_TIME_MS)) process.exitCode = 1;
+  if (!(pct(99) <= 250 && peakRss <= 300 && ratio >= 0.7 && ryw.at(-1)! <= BLOCK_TIME_MS && header.ratio >= HEADER_NOISE_FLOOR)) process.exitCode = 1;
 } finally {
   await stop(server);
   await writer.end();
