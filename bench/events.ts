@@ -132,7 +132,7 @@ async function headerCost(): Promise<{ ratio: number; rounds: number; detail: st
   };
   const withHeader: number[] = [];
   const without: number[] = [];
-  const rounds = 9;
+  const rounds = 15;
   try {
     await throughput(3, cachedPort); // warm-up, and fills the cache
     for (let round = 0; round < rounds; round++) {
