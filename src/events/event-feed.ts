@@ -71,8 +71,17 @@ export class EventFeed {
   }
 
   /**
-   * Adds a stream: from the events after `from` (a Last-Event-ID), or from now on. Resolves once the
-   * events it missed are sent; returns the function that removes it.
+   * Where a stream opened now starts: every event committed after this call comes after it. Read
+   * before the stream's response starts, so that what a client writes once its stream is open is
+   * never before the position its stream follows from.
+   */
+  async position(): Promise<EventPosition> {
+    return this.head ?? (await this.readHead());
+  }
+
+  /**
+   * Adds a stream: from the events after `from` (a Last-Event-ID, or a position()), or from now on.
+   * Resolves once the events it missed are sent; returns the function that removes it.
    */
   async subscribe(filter: EventFilter, sink: EventSink, from?: EventPosition): Promise<() => void> {
     const head = this.head ?? (await this.readHead());
@@ -98,7 +107,9 @@ export class EventFeed {
       return;
     }
     const { prunedThrough } = await this.options.events.head();
-    if (from.seq <= prunedThrough) {
+    // Events of transaction `prunedThrough` and before are deleted: a stream that wants some of them
+    // must refetch. A position() names a whole transaction as past (id MAX), so it wants none of its.
+    if (from.seq < prunedThrough || (from.seq === prunedThrough && from.id !== Number.MAX_SAFE_INTEGER)) {
       // What it missed is no longer kept: it must reread what it shows, then follows from here.
       subscription.sink.send(refetchFrame(`events through ${prunedThrough} are no longer kept (retention 15 minutes)`));
       const head = this.head;

@@ -78,6 +78,16 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (refusal === 'per-process') throw serviceUnavailable('this server holds as many event streams as it may; retry shortly');
 
+      // Where the stream starts, before its headers go: a client that writes once its stream is open
+      // gets what it wrote.
+      let start = from;
+      try {
+        start ??= await feed.position();
+      } catch (error) {
+        request.log.warn({ err: error }, 'could not read the event log for a new stream');
+        throw serviceUnavailable('the event log cannot be read right now; retry shortly');
+      }
+
       // From here the stream is written by hand: the headers the hooks set so far (CORS, request id,
       // rate limit) go with it, and nothing may buffer it (a proxy, compression).
       reply.hijack();
@@ -96,7 +106,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         unsubscribe?.();
       });
       try {
-        unsubscribe = await feed.subscribe(filter, sink, from);
+        unsubscribe = await feed.subscribe(filter, sink, start);
         if (closed) unsubscribe();
       } catch (error) {
         request.log.warn({ err: error }, 'could not start an event stream');

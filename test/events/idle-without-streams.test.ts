@@ -11,6 +11,7 @@ import type { EventPosition, StoredEvent } from '../../src/repositories/events.r
  */
 class CountingLog {
   reads = 0;
+  prunedThrough: number | undefined;
   readonly events: StoredEvent[] = [];
 
   append(seq: number): void {
@@ -24,7 +25,9 @@ class CountingLog {
 
   async head(): Promise<{ seq: number; prunedThrough: number }> {
     this.reads++;
-    return { seq: this.events.at(-1)?.seq ?? 0, prunedThrough: 0 };
+    // Nothing committed in the retention: everything through the head is pruned.
+    const seq = this.events.at(-1)?.seq ?? 0;
+    return { seq, prunedThrough: this.prunedThrough ?? 0 };
   }
 }
 
@@ -62,6 +65,24 @@ describe('event work without streams', () => {
     await feed.subscribe({}, { send: (frame) => (resumed.push(frame), true) }, { seq: 2, id: 2 });
     log.append(5);
     await expect.poll(() => resumed.map((frame) => frame.position.seq)).toEqual([3, 4, 5]);
+  });
+
+  it('a stream that opens on an idle feed gets every event committed after its position was read, and no refetch', async () => {
+    const log = new CountingLog();
+    log.append(1);
+    // A quiet log: its last transaction is past the retention, so the pruning reached the head.
+    log.prunedThrough = 1;
+    feed = new EventFeed({ events: log, pollMs: 5, keepEvents: 100, logger });
+    feed.start();
+    await sleep(20);
+    // GET /events reads the position before the client sees its stream open; the client then writes.
+    const start = await feed.position();
+    log.append(2);
+    const received: EventFrame[] = [];
+    await feed.subscribe({}, { send: (frame) => (received.push(frame), true) }, start);
+    log.append(3);
+    await expect.poll(() => received.map((frame) => frame.position.seq)).toEqual([2, 3]);
+    expect(received.every((frame) => frame.event !== undefined)).toBe(true);
   });
 
   it('the trending job reads no ranking while no stream is open', async () => {
