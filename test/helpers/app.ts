@@ -30,7 +30,7 @@ export async function buildTestApp(
   /** Adds test-only routes before the app is sealed. */
   extend: (app: App) => void = () => undefined,
   /** Replaces the quiet logger, the system clock, the start-up status, the claim volumes, the entry cache or the profile cache. */
-  dependencies: Partial<Pick<AppDependencies, 'logger' | 'clock' | 'startup' | 'claimWindows' | 'entryCache' | 'profileCache'>> = {},
+  dependencies: Partial<Pick<AppDependencies, 'logger' | 'clock' | 'startup' | 'claimWindows' | 'entryCache' | 'profileCache' | 'eventFeed'>> = {},
 ): Promise<App> {
   const config = testConfig(overrides);
   const app = await buildApp(config, { database, logger: pino({ level: config.LOG_LEVEL }), ...dependencies });
