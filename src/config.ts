@@ -170,8 +170,13 @@ export const ConfigSchema = Type.Object({
     minimum: 16,
     maximum: 65_536,
     default: 256,
-    description: 'What may wait unsent for one slow GET /events client; past it the stream is closed and the client resumes with Last-Event-ID',
+    description:
+      'What may wait unsent for one GET /events client; past it the server writes that stream nothing more until the client has read it (the events wait in the event log, not in memory)',
   }),
+  EVENTS_STALL_MS: milliseconds(
+    30_000,
+    'How long a GET /events client may leave what waits for it unread before its stream is closed (the client resumes with Last-Event-ID)',
+  ),
   RESPONSE_CACHE_MAX_MB: Type.Integer({
     minimum: 1,
     maximum: 4096,
