@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
@@ -41,6 +42,11 @@ export interface Indexer {
 
 export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, settings: IndexerSettings, logger: Logger, hooks: IndexerHooks = {}): Indexer {
   const controller = new AbortController();
+  // Each wait of the loops and of their RPC calls' retries listens to this signal while it waits and
+  // stops listening when it ends (test/indexer/abort-listeners.test.ts): more than Node's ten at once
+  // are the calls of a range, or the cores of a chain, all retrying while the endpoint is down, not
+  // a leak; their number is that of the calls in flight, so no limit is set.
+  setMaxListeners(0, controller.signal);
   const lastLogged = new Map<string, number>();
   /** One log line per chain and kind of fault every 10 s: a dead endpoint must not flood the log. */
   const throttled = (key: string, log: () => void) => {

@@ -32,6 +32,15 @@ DECLARE
   touched text[] := '{}';
   mismatched bigint;
 BEGIN
+  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal) changes
+  -- nothing anyone keeps or is told: no event, no reload marker, no notification. Statement triggers
+  -- run for it all the same, an INSERT ... ON CONFLICT DO UPDATE both the insert's and the update's.
+  IF TG_OP = 'DELETE' THEN
+    IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
+  ELSIF TG_OP <> 'TRUNCATE' THEN
+    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
+  END IF;
+
   -- A claim's chain is its campaign's: the chain is part of the claim's natural key. Checked here, in
   -- one statement over the written claims, not by a foreign key to campaigns (key, chain_id): that
   -- key's check locked the campaign's row for every claim, a WAL record and a dirtied campaigns page
