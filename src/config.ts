@@ -302,7 +302,8 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 86_400,
     default: 120,
-    description: 'Readiness of the indexer: every chain\'s last indexed block is at most this many seconds older than the head',
+    description:
+      'Readiness of the indexer: every chain\'s lag (its head\'s time less its last indexed block\'s, plus the time since that head was read, so that it grows while the RPC cannot be read) is at most this many seconds',
   }),
   INDEXER_RPC_TIMEOUT_MS: milliseconds(10_000, 'Time one JSON-RPC request of the indexer may take before it is retried'),
   INDEXER_METRICS_PORT: Type.Integer({

@@ -55,6 +55,8 @@ export interface Progress {
   startBlock: bigint;
   headBlock: bigint;
   headTimestamp: number;
+  /** When the head was read (epoch milliseconds): the lag grows from here while the RPC cannot be read. */
+  headReadAt: number;
   safeBlock: bigint;
   logs: number;
   claims: number;
@@ -97,7 +99,7 @@ export class CoreIndexer {
   readonly id: CoreId;
   private checkpoint: Checkpoint | null = null;
   private range: number;
-  private head = { number: 0n, timestamp: 0 };
+  private head = { number: 0n, timestamp: 0, readAt: 0 };
 
   constructor(private readonly options: CoreIndexerOptions) {
     this.id = { chainId: options.chainId, core: options.core.toLowerCase() };
@@ -115,7 +117,7 @@ export class CoreIndexer {
     // The head's header: its number, and its time for the lag in seconds.
     const latest = await rpc.withRetries('eth_getBlockByNumber latest', () => rpc.client.getBlock({ blockTag: 'latest' }));
     const head = latest.number;
-    this.head = { number: head, timestamp: Number(latest.timestamp) };
+    this.head = { number: head, timestamp: Number(latest.timestamp), readAt: Date.now() };
     const safe = head - BigInt(confirmations);
     if (this.checkpoint && (await this.rolledBack(this.checkpoint))) return 'progressed';
     const indexed = this.checkpoint?.blockNumber ?? this.options.startBlock - 1n;
@@ -219,6 +221,7 @@ export class CoreIndexer {
       indexedTimestamp: indexedTimestamp ?? this.checkpoint?.blockTimestamp ?? 0,
       headBlock: this.head.number,
       headTimestamp: this.head.timestamp,
+      headReadAt: this.head.readAt,
       safeBlock: safe,
       ...counts,
     });
