@@ -9,19 +9,21 @@ import { boostBasics } from '../../scripts/chain/boosts.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { indexOnce } from '../chain/chain-fixture.js';
-import { CAMPAIGN_OWNER, CLAIMANTS, RELAYER, startWorld, type World } from './world.js';
+import { CAMPAIGN_OWNER, CLAIMANTS, claim, RELAYER, startWorld, type World } from './world.js';
 
 /**
  * Owner edits of allow lists (SimpleAllowList.setAllowed, SimpleDenyList.setDenied: no event) on
  * the protocol's own bytecode, followed by the indexer in each of INDEXER_ALLOW_LIST_EDITS's ways:
  * edits sent to the lists, a reverted one, an edit made through another contract (TestForwarder, a
  * stand-in for a multisig or a helper contract: the SDK has none) and one that contract's call
- * reverted inside a successful transaction, and an edit a reorganisation orphans. Boost 0's cloned
- * list is shared with boost 4, which uses it as it is: both campaigns serve its members.
+ * reverted inside a successful transaction, an edit between AllowListIncentive claims, and an edit a
+ * reorganisation orphans. Boost 0's cloned list is shared with boost 4, which uses it as it is: both
+ * campaigns serve its members; boost 5 is gated by the list boost 3's AllowListIncentive fills.
  */
 
 const lower = (address: string) => address.toLowerCase();
 const SOURCES: AllowListEditSource[] = ['transactions', 'trace_filter', 'debug_trace'];
+const NONE: Hex = `0x${'00'.repeat(32)}`;
 
 describe('the indexer follows owner edits of allow lists (SDK bytecode on anvil)', () => {
   let world: World;
@@ -45,6 +47,13 @@ describe('the indexer follows owner edits of allow lists (SDK bytecode on anvil)
       ...boostBasics(world.protocol),
       maxParticipants: 0n,
       allowList: sdkCore.SimpleAllowList(allowList.assertValidAddress(), false),
+      incentives: [sdkCore.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: 1n, limit: 1n, manager: budget.assertValidAddress() })],
+    });
+    // Boost 5: gated by the list boost 3's AllowListIncentive adds its claimants to.
+    await sdkCore.createBoost({
+      ...boostBasics(world.protocol),
+      maxParticipants: 0n,
+      allowList: sdkCore.SimpleAllowList(world.membershipList, false),
       incentives: [sdkCore.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: 1n, limit: 1n, manager: budget.assertValidAddress() })],
     });
     forwarder = await deploy(world.chain, 'TestForwarder');
@@ -132,6 +141,18 @@ describe('the indexer follows owner edits of allow lists (SDK bytecode on anvil)
         }
         expect(await served(4)).toEqual(await served(0));
         expect(await served(1)).toEqual(await onChain(denyList, true));
+      });
+
+      it("applies an owner's edit and AllowListIncentive claims in chain order", async () => {
+        const [c1, , c3] = CLAIMANTS;
+        const membership = world.protocol.core.SimpleAllowList(world.membershipList, false);
+        // In one block range: c1 joins by claiming, the owner takes c1 out, c3 joins.
+        await claim(world, world.boosts[3]!, 2, c1, NONE);
+        await membership.setAllowed([c1.address], [false]);
+        await claim(world, world.boosts[3]!, 2, c3, NONE);
+        await index();
+        expect(await served(5)).toEqual([lower(c3.address)]);
+        expect(await served(5)).toEqual(await onChain(membership, false));
       });
 
       it('gives a list back as it was when a reorganisation orphans its edit', async () => {
