@@ -41,6 +41,8 @@ const SELECTORS = new Set(allowListEditAbi.map((item) => toFunctionSelector(item
 
 /** Blocks read at once: a busy chain's full blocks are large. */
 const BLOCKS_AT_ONCE = 100;
+/** Lists named in one trace_filter: a chain has a list for nearly every boost, and nodes bound a request's size. */
+const ADDRESSES_PER_FILTER = 1000;
 
 const lower = (value: string) => value.toLowerCase();
 const hex = (value: bigint) => `0x${value.toString(16)}`;
@@ -125,10 +127,12 @@ interface FlatTrace {
 }
 
 async function traceFilterEdits(rpc: Rpc, lists: ReadonlyMap<string, EditableListType>, from: bigint, to: bigint): Promise<ListEdit[]> {
-  const toAddress = [...lists.keys()];
-  const found = await splitting(rpc, from, to, (start, end) =>
-    request<FlatTrace[]>(rpc, 'trace_filter', [{ fromBlock: hex(start), toBlock: hex(end), toAddress }]),
-  );
+  const addresses = [...lists.keys()];
+  const found: FlatTrace[] = [];
+  for (let first = 0; first < addresses.length; first += ADDRESSES_PER_FILTER) {
+    const toAddress = addresses.slice(first, first + ADDRESSES_PER_FILTER);
+    found.push(...(await splitting(rpc, from, to, (start, end) => request<FlatTrace[]>(rpc, 'trace_filter', [{ fromBlock: hex(start), toBlock: hex(end), toAddress }]))));
+  }
   const transactions = [...new Set(found.filter((trace) => !trace.error).map((trace) => trace.transactionHash))];
   const traced = await Promise.all(
     transactions.map((hash) =>

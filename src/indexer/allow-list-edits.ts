@@ -58,7 +58,11 @@ export async function followListEdits(
 /** The changes applied in chain order, each list written once with its members at the end of the range. */
 export async function applyMemberChanges(state: BatchState, changes: readonly MemberChange[]): Promise<void> {
   const byList = new Map<string, MemberChange[]>();
-  for (const change of [...changes].sort(byChainOrder)) byList.set(change.list, [...(byList.get(change.list) ?? []), change]);
+  for (const change of [...changes].sort(byChainOrder)) {
+    const listChanges = byList.get(change.list) ?? [];
+    listChanges.push(change);
+    byList.set(change.list, listChanges);
+  }
   const { chainId } = state.id;
   for (const [contractAddress, listChanges] of byList) {
     const existing = await state.allowList(contractAddress);
