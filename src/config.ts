@@ -298,6 +298,14 @@ export const ConfigSchema = Type.Object({
     default: 256,
     description: 'Blocks below the checkpoint whose hashes and writes the indexer remembers to undo a chain reorganisation',
   }),
+  INDEXER_ALLOW_LIST_EDITS: Type.Union(
+    [Type.Literal('transactions'), Type.Literal('trace_filter'), Type.Literal('debug_trace'), Type.Literal('off')],
+    {
+      default: 'transactions',
+      description:
+        'How the indexer finds the edits of SimpleAllowLists and SimpleDenyLists (setAllowed, setDenied emit no event): transactions: every block\'s transactions, those sent to a list (any node; misses an edit made through another contract); trace_filter: the call traces to the lists (trace_filter; Erigon, Reth, Nethermind); debug_trace: every block traced with the callTracer (debug_traceBlockByNumber; Geth); off: only the claims of AllowListIncentives. Costs in docs/operations.md',
+    },
+  ),
   INDEXER_LAG_BUDGET_S: Type.Integer({
     minimum: 1,
     maximum: 86_400,

@@ -6,6 +6,7 @@ import { sleep } from '../sleep.js';
 import { StaleBasisError } from './basis.js';
 import { CoreIndexer, type CoreIndexerOptions, type Progress, ReorgTooDeepError } from './core-indexer.js';
 import type { ChainTarget } from '../chain/targets.js';
+import type { AllowListEditSource } from '../chain/allow-list-calls.js';
 
 /**
  * Runs one CoreIndexer per chain and core, each in its own loop: a range at a time while behind,
@@ -22,6 +23,8 @@ export interface IndexerSettings {
   pollMs: number;
   reorgDepth: number;
   rpcTimeoutMs: number;
+  /** How allow-list edits are found (INDEXER_ALLOW_LIST_EDITS); default transactions. */
+  allowListEdits?: AllowListEditSource;
   /** Backoff of RPC retries. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -148,6 +151,7 @@ function coreLoops(
         confirmations: settings.confirmations,
         blockRange: settings.blockRange,
         reorgDepth: settings.reorgDepth,
+        allowListEdits: settings.allowListEdits ?? 'transactions',
         rpc,
         database,
         logger,
