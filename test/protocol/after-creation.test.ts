@@ -260,6 +260,29 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     }
   });
 
+  it("reads again the balance of an incentive whose claim a reorganisation orphans, read in the same range as a block it keeps", async () => {
+    const before = await claimsOf();
+    const [, , c3] = CLAIMANTS;
+    // Block F (kept): a clawback, so the range that indexes it rewrites boost 0 there, reading its
+    // incentives at the range's end. Block F+1 (orphaned): a claim of the same incentive.
+    await clawback(boosts[0], 0, parseEther('1'));
+    const snapshot = await world.chain.snapshot();
+    const head = await world.chain.public.getBlockNumber();
+    await claim(world, boosts[0], 0, c3, NONE);
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    expect(await claimsOf()).toHaveLength(before.length + 1);
+
+    // The other branch from F has no log of that incentive.
+    await world.chain.revert(snapshot);
+    expect(await world.chain.public.getBlockNumber()).toBe(head);
+    await world.chain.mine(3);
+    await indexOnce(world.chain, core, database);
+    expect(await claimsOf()).toEqual(before);
+    await expectServedAsOnChain();
+    await expectBudgetsAsOnChain();
+  });
+
   it('undoes what a revert to a shorter chain orphans (the checkpoint block is gone)', async () => {
     const before = await claimsOf();
     const snapshot = await world.chain.snapshot();
