@@ -175,7 +175,7 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     expect(await claimsOf()).toHaveLength(3);
   });
 
-  it("pays the raffle's prize to its winner as a claim, and counts the entries as claims() does", async () => {
+  it("pays the raffle's prize to its winner (a draw: no claim), and counts the entries as claims() does", async () => {
     const [c1, c2] = CLAIMANTS;
     await claim(world, boosts[0], 1, c1, NONE);
     await claim(world, boosts[0], 1, c2, NONE);
@@ -201,6 +201,15 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     expect(payout).toEqual([{ claimant: winner, amount: parseEther('5').toString(), tx_hash: draw!.transactionHash }]);
     const served = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0` })).json<{ incentives: Record<string, string>[] }>();
     expect(served.incentives[1]).toMatchObject({ totalClaims: '2', limit: '1', totalAmountClaimed: parseEther('5').toString(), remainingBalance: '0' });
+    // The draw is no claim: the activity feed lists and counts the BoostClaimed claims alone.
+    const activity = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0/activity?pageSize=100` })).json<{
+      totalActivityCount: number;
+      activityEvents: { txHash: string }[];
+    }>();
+    const claimed = (await call(boosts[0].incentives[0], 'claims')) + (await call(boosts[0].incentives[1], 'claims'));
+    expect(activity.totalActivityCount).toBe(Number(claimed));
+    expect(activity.activityEvents).toHaveLength(Number(claimed));
+    expect(activity.activityEvents.map((event) => event.txHash)).not.toContain(draw!.transactionHash);
   });
 
   it("adds an AllowListIncentive's claimants to the list it grants, as the list has them", async () => {
