@@ -5,6 +5,7 @@ import type { DeletionRecord, UpsertRecord } from '../../src/ingest/records.js';
 import { ingest } from '../../src/ingest/write.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type ReceivedEvent, SseClient } from '../helpers/sse.js';
 import { address, erc20Incentive, insertApiToken, insertCampaign, insertContract, insertToken, insertUser } from '../helpers/factories.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -30,6 +31,7 @@ describe('a raffle draw is no claim', () => {
   const winner = address(0xa11ce);
   const loser = address(0xb0b);
   let winnerToken: string;
+  let stream: SseClient | undefined;
 
   const claim = (campaign: string, n: number, claimant: string, amount: string, usdValue: string, claimedAt: string) => ({
     kind: 'claim' as const,
@@ -71,9 +73,10 @@ describe('a raffle draw is no claim', () => {
     ]);
     const user = await insertUser(db, { address: winner });
     winnerToken = (await insertApiToken(db, user.id)).token;
-    app = await buildTestApp(database, {}, undefined, { clock: () => clock });
+    app = await buildTestApp(database, { EVENTS_POLL_MS: '20' }, undefined, { clock: () => clock });
   });
   afterAll(async () => {
+    await stream?.close();
     await app?.close();
     await database?.close();
   });
@@ -145,5 +148,18 @@ describe('a raffle draw is no claim', () => {
       activity: { total: 1 },
       contract: { totalClaims: 4, totalAmountClaimedUsd: 6 },
     });
+  });
+
+  it('streams the draw as draw.written and draw.removed, never as a claim event', async () => {
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    stream = new SseClient(`${base}/events?campaignId=${other.publicId}`);
+    expect(await stream.open()).toBe(200);
+    const ofClaims = (events: ReceivedEvent[]) => events.filter((event) => /^(claim|draw)\./.test(event.event));
+    await write([claim(other.publicId, 12, loser, '7000000', '7', ago(4 * MINUTE))]);
+    await write([{ kind: 'claim', deleted: true, chainId: 8453, txHash: hash(12), logIndex: 0 }]);
+    await stream.until((events) => ofClaims(events).length === 2);
+    const [written, removed] = ofClaims(stream.events);
+    expect([written!.event, removed!.event]).toEqual(['draw.written', 'draw.removed']);
+    expect(JSON.parse(written!.data)).toMatchObject({ campaignId: other.publicId, claimant: loser, amount: '7000000', usdValue: 7, txHash: hash(12) });
   });
 });
