@@ -292,6 +292,34 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     await expectBudgetsAsOnChain();
   });
 
+  it('reads again the balance of a boost created in the range whose clawback a reorganisation orphans', async () => {
+    const { core: sdkCore, token } = world.protocol;
+    // Block F (kept): a new boost. Block F+1 (orphaned): a clawback from it. One range indexes both,
+    // reading the new boost's incentive after the clawback.
+    const fresh = await sdkCore.createBoost({
+      ...boostBasics(world.protocol),
+      maxParticipants: 0n,
+      allowList: sdkCore.OpenAllowList(),
+      incentives: [sdkCore.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: parseEther('1'), limit: 4n, manager: world.protocol.budget.assertValidAddress() })],
+    });
+    const url = `/campaigns/${world.chain.chainId}:${lower(core)}:${fresh.id}`;
+    const snapshot = await world.chain.snapshot();
+    const head = await world.chain.public.getBlockNumber();
+    await clawback(fresh, 0, parseEther('1'));
+    await indexOnce(world.chain, core, database);
+    const held = () => balanceOf(token, fresh.incentives[0]!.assertValidAddress());
+    const served = async () => (await app.inject({ url })).json<{ incentives: Record<string, string>[] }>().incentives[0]!;
+    expect((await served()).remainingBalance).toBe((await held()).toString());
+
+    await world.chain.revert(snapshot);
+    expect(await world.chain.public.getBlockNumber()).toBe(head);
+    await world.chain.mine(3);
+    await indexOnce(world.chain, core, database);
+    expect((await served()).remainingBalance).toBe(parseEther('4').toString());
+    expect((await served()).remainingBalance).toBe((await held()).toString());
+    await expectBudgetsAsOnChain();
+  });
+
   it('undoes what a revert to a shorter chain orphans (the checkpoint block is gone)', async () => {
     const before = await claimsOf();
     const snapshot = await world.chain.snapshot();
