@@ -22,6 +22,7 @@ import {
   metrics,
   rateLimitStoreErrors,
   registerClaimWindowsMetrics,
+  registerEventStreamMetrics,
   registerEntryCacheMetrics,
   registerProfileCacheMetrics,
 } from './plugins/metrics.js';
@@ -171,12 +172,16 @@ export async function buildApp(
   await app.register(eventStreamsLifecycle, {
     feed,
     trending: new TrendingEvents({ windows: app.claimWindows, feed, intervalMs: config.EVENTS_TRENDING_MS, clock, logger }),
-    streams: new EventStreams({
-      maxStreams: config.EVENTS_MAX_STREAMS,
-      maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,
-      heartbeatMs: config.EVENTS_HEARTBEAT_MS,
-      maxBufferBytes: config.EVENTS_MAX_BUFFER_KB * 1024,
-    }),
+    streams: new EventStreams(
+      {
+        maxStreams: config.EVENTS_MAX_STREAMS,
+        maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,
+        heartbeatMs: config.EVENTS_HEARTBEAT_MS,
+        maxBufferBytes: config.EVENTS_MAX_BUFFER_KB * 1024,
+        stallMs: config.EVENTS_STALL_MS,
+      },
+      logger,
+    ),
   });
 
   // Before any route (GET /metrics comes with the metrics plugin): @fastify/compress attaches its
@@ -209,6 +214,7 @@ export async function buildApp(
     registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
     registerProfileCacheMetrics(app.metricsRegistry, app.profileCache);
     registerClaimWindowsMetrics(app.metricsRegistry, app.claimWindows);
+    registerEventStreamMetrics(app.metricsRegistry, app.eventStreams, app.eventFeed);
   }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.

@@ -170,8 +170,13 @@ export const ConfigSchema = Type.Object({
     minimum: 16,
     maximum: 65_536,
     default: 256,
-    description: 'What may wait unsent for one slow GET /events client; past it the stream is closed and the client resumes with Last-Event-ID',
+    description:
+      'What may wait unsent for one GET /events client; past it the server writes that stream nothing more until the client has read it (the events wait in the event log, not in memory)',
   }),
+  EVENTS_STALL_MS: milliseconds(
+    30_000,
+    'How long a GET /events client may leave what waits for it unread before its stream is closed (the client resumes with Last-Event-ID)',
+  ),
   RESPONSE_CACHE_MAX_MB: Type.Integer({
     minimum: 1,
     maximum: 4096,
@@ -293,11 +298,20 @@ export const ConfigSchema = Type.Object({
     default: 256,
     description: 'Blocks below the checkpoint whose hashes and writes the indexer remembers to undo a chain reorganisation',
   }),
+  INDEXER_ALLOW_LIST_EDITS: Type.Union(
+    [Type.Literal('transactions'), Type.Literal('trace_filter'), Type.Literal('debug_trace'), Type.Literal('off')],
+    {
+      default: 'transactions',
+      description:
+        'How the indexer finds the edits of SimpleAllowLists and SimpleDenyLists (setAllowed, setDenied emit no event): transactions: every block\'s transactions, those sent to a list (any node; misses an edit made through another contract); trace_filter: the call traces to the lists (trace_filter; Erigon, Reth, Nethermind); debug_trace: every block traced with the callTracer (debug_traceBlockByNumber; Geth); off: only the claims of AllowListIncentives. Costs in docs/operations.md',
+    },
+  ),
   INDEXER_LAG_BUDGET_S: Type.Integer({
     minimum: 1,
     maximum: 86_400,
     default: 120,
-    description: 'Readiness of the indexer: every chain\'s last indexed block is at most this many seconds older than the head',
+    description:
+      'Readiness of the indexer: every chain\'s lag (its head\'s time less its last indexed block\'s, plus the time since that head was read, so that it grows while the RPC cannot be read) is at most this many seconds',
   }),
   INDEXER_RPC_TIMEOUT_MS: milliseconds(10_000, 'Time one JSON-RPC request of the indexer may take before it is retried'),
   INDEXER_METRICS_PORT: Type.Integer({

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import pinoPretty from 'pino-pretty';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger, createServerLogger, prettyLogStream, wantsPrettyLogs } from '../src/logger.js';
@@ -114,7 +114,10 @@ describe('request log', () => {
   });
 
   it('is one readable line per request on a terminal', async () => {
-    await terminalApp.inject({ url: '/campaigns?pageSize=1' }); // loads the claim volumes, which logs lines of its own
+    // The claim volumes' first load logs lines of its own when it ends, which on PGlite is after the
+    // first request has been answered: the lines counted begin once it has been logged.
+    expect(await terminalApp.claimWindows.whenLoaded(30_000)).toBe(true);
+    await vi.waitFor(() => expect(terminal.text()).toContain('claim volumes loaded'), { timeout: 30_000 });
     const before = terminal.text().length;
     await terminalApp.inject({ url: '/campaigns?pageSize=1' });
     await terminalApp.inject({ method: 'HEAD', url: '/no/such/path' });

@@ -114,3 +114,9 @@ export const INTERFACE_IDS = {
   SimpleDenyList: '0x3d30a22c',
   OffchainAccessList: '0x2a6b3c38',
 } as const;
+
+/** What an owner (or a manager of a SimpleAllowList) edits a list with; neither emits an event. */
+export const allowListEditAbi = parseAbi([
+  'function setAllowed(address[] users_, bool[] allowed_)',
+  'function setDenied(address[] users_, bool[] denied_)',
+]);

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { openDatabase } from '../db/client.js';
 import { recordsFromNdjson } from '../ingest/ndjson-source.js';
 import { RECORD_KINDS } from '../ingest/records.js';
-import { IngestError, type IngestPhase, ingest } from '../ingest/write.js';
+import { DEADLOCK_ATTEMPTS, IngestError, type IngestPhase, ingest } from '../ingest/write.js';
 import { loadBulkConfig } from './bulk-config.js';
 import { CommandError, parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { createProgress } from './progress.js';
@@ -53,6 +53,9 @@ async function main(): Promise<void> {
         // The merge's own steps, once they take long enough to matter.
         onStep: (step, ms) => {
           if (ms >= 1000) steps.push(`    ${step.padEnd(32)} ${(ms / 1000).toFixed(1)} s`);
+        },
+        onRetry: (attempt, error) => {
+          console.error(`${label}: ${error.message.split('\n')[0]}; writing again (attempt ${attempt + 1} of ${DEADLOCK_ATTEMPTS})`);
         },
       },
     );

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
       blockRange: config.INDEXER_BLOCK_RANGE,
       pollMs: config.INDEXER_POLL_MS,
       reorgDepth: config.INDEXER_REORG_DEPTH,
+      allowListEdits: config.INDEXER_ALLOW_LIST_EDITS,
       rpcTimeoutMs: config.INDEXER_RPC_TIMEOUT_MS,
     },
     logger,

@@ -66,3 +66,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** deadlock_detected: PostgreSQL failed this statement to break a cycle of transactions waiting for each other's locks. */
+export const DEADLOCK_DETECTED = '40P01';
+
+/** True when `error` (or a cause of it) is a statement PostgreSQL failed to break a deadlock. */
+export function isDeadlock(error: unknown): boolean {
+  for (const cause of causes(error)) if (cause.code === DEADLOCK_DETECTED) return true;
+  return false;
+}

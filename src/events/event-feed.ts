@@ -1,12 +1,21 @@
 import type { Logger } from 'pino';
 import type { EventPosition, EventsRepository } from '../repositories/events.repository.js';
 import { type EventFilter, matches } from './event-filter.js';
-import { derivedFrame, type EventFrame, frameOf, refetchFrame } from './frames.js';
+import { derivedFrame, type EventFrame, eventId, frameOf, refetchFrame, WHOLE_TRANSACTION } from './frames.js';
 
-/** Where a stream sends its frames; `send` returns false once the stream is gone (closed, or dropped as too slow). */
+/**
+ * Where a stream sends its frames. `send` writes one and says whether the client takes more now;
+ * when it does not, the feed sends nothing more until `drained()` resolves (false: the stream is gone).
+ */
 export interface EventSink {
   send(frame: EventFrame): boolean;
+  drained(): Promise<boolean>;
+  /** Ends the stream; its client resumes with its Last-Event-ID. */
+  close(): void;
 }
+
+/** Why a stream was told to refetch: what it asked for is no longer kept, or was never written. */
+export type RefetchReason = 'pruned' | 'ahead';
 
 export interface EventFeedOptions {
   events: Pick<EventsRepository, 'after' | 'head'>;
@@ -17,16 +26,21 @@ export interface EventFeedOptions {
   logger: Pick<Logger, 'warn'>;
 }
 
-/** How many events one read takes at most. */
+/** How many events the feed's read of the log takes at most. */
 const PAGE = 1_000;
+/** How many a stream that catches up from the log reads at a time: all it holds while it sends them. */
+const CATCH_UP_PAGE = 200;
 
 interface Subscription {
   filter: EventFilter;
   sink: EventSink;
   /** The last event sent (or skipped by the filter): the stream wants only later ones. */
   last: EventPosition;
-  /** While it catches up from the database: the live frames that arrived meanwhile. */
-  held: EventFrame[] | undefined;
+  /** The feed hands it each event as it is read; otherwise it catches up at its client's pace. */
+  live: boolean;
+  /** Its client has not read what was sent: nothing more until the sink drains. */
+  full: boolean;
+  gone: boolean;
 }
 
 const after = (a: EventPosition, b: EventPosition) => a.seq > b.seq || (a.seq === b.seq && a.id > b.id);
@@ -34,10 +48,14 @@ const after = (a: EventPosition, b: EventPosition) => a.seq > b.seq || (a.seq ==
 /**
  * One reader of the event log per process, and the streams it feeds: it reads the events committed
  * since its last read every `pollMs` (one query for every stream), turns each into its SSE frame
- * once, and hands it to each stream whose filter takes it. The latest `keepEvents` stay in memory,
- * so that a stream resuming from a recent Last-Event-ID is served from them; an older one reads the
- * events in between from the database first, and one older than the retention gets a refetch event.
- * While no stream is open it reads nothing and keeps nothing.
+ * once, and hands it to each stream whose filter takes it. The latest `keepEvents` stay in memory.
+ *
+ * A stream is written only as fast as its client reads: when its client has not read what was
+ * sent, the stream drops out of the live hand-out and catches up by itself once the client has
+ * read it, from memory while memory still holds the events after its last one, else from the log
+ * in pages. What waits for a slow client is a position, not a copy of the events. A stream whose
+ * position is older than the log's retention (or was never written to this log) gets a refetch
+ * event and follows from the head. While no stream is open the feed reads nothing and keeps nothing.
  */
 export class EventFeed {
   private head: EventPosition | undefined;
@@ -49,11 +67,17 @@ export class EventFeed {
   private reading: Promise<void> | undefined;
   private started = false;
   private failing = false;
+  private readonly refetches: Record<RefetchReason, number> = { pruned: 0, ahead: 0 };
 
   constructor(private readonly options: EventFeedOptions) {}
 
   get streams(): number {
     return this.subscriptions.size;
+  }
+
+  /** Refetch events sent since start, by reason. */
+  get refetched(): Readonly<Record<RefetchReason, number>> {
+    return { ...this.refetches };
   }
 
   start(): void {
@@ -67,6 +91,7 @@ export class EventFeed {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.reading;
+    for (const subscription of this.subscriptions) subscription.gone = true;
     this.subscriptions.clear();
   }
 
@@ -81,61 +106,121 @@ export class EventFeed {
 
   /**
    * Adds a stream: from the events after `from` (a Last-Event-ID, or a position()), or from now on.
-   * Resolves once the events it missed are sent; returns the function that removes it.
+   * The events it missed follow at its client's pace; returns the function that removes it.
    */
   async subscribe(filter: EventFilter, sink: EventSink, from?: EventPosition): Promise<() => void> {
     const head = this.head ?? (await this.readHead());
-    const subscription: Subscription = { filter, sink, last: from ?? head, held: [] };
+    const subscription: Subscription = { filter, sink, last: from ?? head, live: false, full: false, gone: false };
+    if (from !== undefined && from.seq > head.seq) {
+      // The head in memory may be a poll behind the log; the log's own says whether `from` was written.
+      const { seq } = await this.options.events.head();
+      if (from.seq > seq) {
+        // Nothing would ever follow it in order (another database's id, or a made-up one): the
+        // stream would wait in silence while events go by.
+        subscription.last = { seq, id: WHOLE_TRANSACTION };
+        this.refetch(subscription, 'ahead', `event ${eventId(from)} is ahead of this server's event log (${seq}); reread what you show`);
+      }
+    }
     this.subscriptions.add(subscription);
-    const unsubscribe = () => this.subscriptions.delete(subscription);
+    void this.pump(subscription);
+    return () => {
+      subscription.gone = true;
+      this.subscriptions.delete(subscription);
+    };
+  }
+
+  /**
+   * Sends a stream what it has not had, as fast as its client reads: from memory while memory holds
+   * everything after its last event, else a page from the log at a time. Once it has everything in
+   * memory it is live again. A stream whose page cannot be read is closed: it resumes with its
+   * Last-Event-ID.
+   */
+  private async pump(subscription: Subscription): Promise<void> {
     try {
-      if (from !== undefined && after(head, from)) await this.catchUp(subscription, from);
+      while (!subscription.gone) {
+        if (subscription.full) {
+          if (!(await subscription.sink.drained())) break;
+          subscription.full = false;
+          continue;
+        }
+        const index = this.keptIndexAfter(subscription.last);
+        if (index === undefined) {
+          await this.catchUpPage(subscription);
+          continue;
+        }
+        for (let i = index; i < this.kept.length && !subscription.full; i++) subscription.full = !this.deliver(subscription, this.kept[i]!);
+        if (!subscription.full) {
+          subscription.live = true;
+          return;
+        }
+      }
     } catch (error) {
-      unsubscribe();
-      throw error;
+      if (!subscription.gone) this.options.logger.warn({ err: error }, 'could not read the event log for a stream catching up; it is closed and resumes');
+      subscription.sink.close();
     }
-    const held = subscription.held ?? [];
-    subscription.held = undefined;
-    for (const frame of held) this.deliver(subscription, frame);
-    return unsubscribe;
+    subscription.gone = true;
+    this.subscriptions.delete(subscription);
   }
 
-  /** Sends a stream what happened after `from`: from memory when it holds all of that, else from the database. */
-  private async catchUp(subscription: Subscription, from: EventPosition): Promise<void> {
-    if (this.keptFrom !== undefined && !after(this.keptFrom, from)) {
-      for (const frame of this.kept) this.deliver(subscription, frame);
-      return;
+  /** The index in memory of the first event after `last`; undefined when memory does not hold all of those. */
+  private keptIndexAfter(last: EventPosition): number | undefined {
+    if (this.keptFrom === undefined) return this.head !== undefined && !after(this.head, last) ? this.kept.length : undefined;
+    if (after(this.keptFrom, last)) return undefined;
+    let low = 0;
+    let high = this.kept.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (after(this.kept[middle]!.position, last)) high = middle;
+      else low = middle + 1;
     }
+    return low;
+  }
+
+  /** Sends a stream the next page of the log after its last event, or a refetch when that is no longer kept. */
+  private async catchUpPage(subscription: Subscription): Promise<void> {
+    const from = subscription.last;
+    const page = await this.options.events.after(from, CATCH_UP_PAGE);
+    // Read after the page: pruning only moves forward, so if `from` is kept now, the page was whole.
     const { prunedThrough } = await this.options.events.head();
-    // Events of transaction `prunedThrough` and before are deleted: a stream that wants some of them
-    // must refetch. A position() names a whole transaction as past (id MAX), so it wants none of its.
-    if (from.seq < prunedThrough || (from.seq === prunedThrough && from.id !== Number.MAX_SAFE_INTEGER)) {
-      // What it missed is no longer kept: it must reread what it shows, then follows from here.
-      subscription.sink.send(refetchFrame(`events through ${prunedThrough} are no longer kept (retention 15 minutes)`));
-      const head = this.head;
-      if (head !== undefined && after(head, subscription.last)) subscription.last = head;
+    if (subscription.gone) return;
+    // Events of transaction `prunedThrough` and before are deleted. A position() names a whole
+    // transaction as past, so it wants none of its.
+    if (from.seq < prunedThrough || (from.seq === prunedThrough && from.id !== WHOLE_TRANSACTION)) {
+      subscription.last = this.head !== undefined && after(this.head, from) ? this.head : { seq: prunedThrough, id: WHOLE_TRANSACTION };
+      this.refetch(subscription, 'pruned', `events through ${prunedThrough} are no longer kept (retention 15 minutes)`);
       return;
     }
-    for (let position = from; ; ) {
-      const page = await this.options.events.after(position, PAGE);
-      for (const event of page) this.deliver(subscription, frameOf(event));
-      if (page.length < PAGE) return;
-      position = page.at(-1)!;
+    if (page.length === 0) {
+      // Nothing after it in the log yet, and memory has not read that far: wait for the feed's next read.
+      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
+      return;
+    }
+    for (const event of page) {
+      if (!this.deliver(subscription, frameOf(event)) && !(await subscription.sink.drained())) {
+        subscription.gone = true;
+        return;
+      }
     }
   }
 
-  private deliver(subscription: Subscription, frame: EventFrame): void {
-    if (!after(frame.position, subscription.last)) return;
+  /** Tells a stream to reread what it shows; it follows from `subscription.last`, which the frame's id names. */
+  private refetch(subscription: Subscription, reason: RefetchReason, message: string): void {
+    this.refetches[reason]++;
+    if (!subscription.sink.send(refetchFrame(message, subscription.last))) subscription.full = true;
+  }
+
+  /** Sends a frame the stream has not had, if its filter takes it; false when its client must read first. */
+  private deliver(subscription: Subscription, frame: EventFrame): boolean {
+    if (!after(frame.position, subscription.last)) return true;
     subscription.last = frame.position;
-    if (frame.event === undefined || matches(subscription.filter, frame.event)) {
-      if (!subscription.sink.send(frame)) this.subscriptions.delete(subscription);
-    }
+    if (frame.event !== undefined && !matches(subscription.filter, frame.event)) return true;
+    return subscription.sink.send(frame);
   }
 
   private async readHead(): Promise<EventPosition> {
     const { seq } = await this.options.events.head();
     // Every event of transaction `seq` and before is past.
-    this.head ??= { seq, id: Number.MAX_SAFE_INTEGER };
+    this.head ??= { seq, id: WHOLE_TRANSACTION };
     return this.head;
   }
 
@@ -168,7 +253,7 @@ export class EventFeed {
   publishDerived(type: string, data: unknown): boolean {
     const head = this.head;
     // Until this process has read an event there is no position to place it after: it waits for one.
-    if (head === undefined || head.id === Number.MAX_SAFE_INTEGER) return false;
+    if (head === undefined || head.id === WHOLE_TRANSACTION) return false;
     const last = this.kept.at(-1)?.position;
     const base = Math.floor(head.id);
     const fraction = last !== undefined && last.seq === head.seq && Math.floor(last.id) === base ? last.id - base + 0.001 : 0.001;
@@ -188,8 +273,12 @@ export class EventFeed {
       this.keptFrom = dropped.at(-1)!.position;
     }
     for (const subscription of this.subscriptions) {
-      if (subscription.held) subscription.held.push(frame);
-      else this.deliver(subscription, frame);
+      if (subscription.live && !this.deliver(subscription, frame)) {
+        // Its client has not read what was sent: it catches up from memory or the log once it has.
+        subscription.live = false;
+        subscription.full = true;
+        void this.pump(subscription);
+      }
     }
   }
 

@@ -2,13 +2,15 @@ import type { Logger } from 'pino';
 import { decodeEventLog, type Hex } from 'viem';
 import { boostCoreEvents } from '../chain/abi.js';
 import { TOPICS } from '../chain/logs.js';
+import type { AllowListEditSource } from '../chain/allow-list-calls.js';
 import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { CampaignRecord, UpsertRecord } from '../ingest/records.js';
 import type { Basis } from './basis.js';
 import { BatchState, type SkippedCounts } from './batch-state.js';
 import { buildCampaign, rereadIncentives } from './campaign-record.js';
-import { buildClaims, type ClaimEvent, joinAllowLists } from './claim-records.js';
+import { allowListJoins, buildClaims, type ClaimEvent } from './claim-records.js';
+import { followListEdits } from './allow-list-edits.js';
 import type { RawLog } from './raw-log.js';
 import { type CoreId, type IncentiveRow, incentivesAt, type JournalEntry, type KnownIncentive, knownIncentives, storedCampaigns } from './store.js';
 import { chainTokenRecords } from './tokens.js';
@@ -18,7 +20,8 @@ import { chainTokenRecords } from './tokens.js';
  * BoostCreated with getBoost() and its components' getters (campaign-record.ts); a rewrite of the
  * campaign for each IncentiveAdded that adds to an existing boost, and for each incentive that
  * emitted Claimed (a claim, a clawback, a raffle draw) or ToppedUp, with that incentive's getters and
- * balance read again; a claim from each BoostClaimed (claim-records.ts). Also returns the journal
+ * balance read again; a claim from each BoostClaimed (claim-records.ts); the allow lists' members as
+ * the range's edits and AllowListIncentive claims change them (allow-list-edits.ts). Also returns the journal
  * (what undoes these blocks' writes if they are orphaned), the boosts' incentive contracts, and the
  * basis: the stored campaigns and allow lists the records were built from, for the writing
  * transaction to confirm (src/indexer/basis.ts).
@@ -32,6 +35,11 @@ export interface BatchInput {
   timestamps: Map<bigint, number>;
   /** The block the view functions are read at (the confirmed head). */
   readAt: bigint;
+  /** The range's first and last block: where allow-list edits are looked for. */
+  from: bigint;
+  to: bigint;
+  /** How allow-list edits are found (INDEXER_ALLOW_LIST_EDITS). */
+  allowListEdits: AllowListEditSource;
 }
 
 export interface Batch {
@@ -44,6 +52,8 @@ export interface Batch {
   campaigns: number;
   /** What was not written, by kind: components of unknown types, claims of what was not indexed. */
   skipped: SkippedCounts;
+  /** The blocks with an allow-list edit, with the hash each was read at (null: not said). */
+  editBlocks: Map<bigint, Hex | null>;
 }
 
 /** The BoostCore logs of a range, by what they ask for. */
@@ -92,9 +102,10 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   for (const [boostId, record] of await storedCampaigns(database, id, missingParams)) paramsOf.set(boostId, record);
   const changedIncentives = new Map<string, { boostId: string; position: number }>();
   for (const [boostId, { incentives }] of changed) for (const row of incentives) changedIncentives.set(row.address, { boostId, position: row.position! });
-  const context = { state, incentivesOf, paramsOf, changedIncentives, timestamps: input.timestamps };
+  const transactionIndexes = new Map(input.coreLogs.map((log) => [lower(log.transactionHash), Number(log.transactionIndex ?? 0)]));
+  const context = { state, incentivesOf, paramsOf, changedIncentives, timestamps: input.timestamps, transactionIndexes };
   const claims = await buildClaims(context, events.claims, input.incentiveLogs);
-  await joinAllowLists(context, claims);
+  const editBlocks = await followListEdits(state, rpc, input.allowListEdits, input, allowListJoins(context, claims));
 
   const records: UpsertRecord[] = [...state.allowLists.values(), ...state.campaigns];
   records.push(...(await chainTokenRecords(rpc, database, id.chainId, state.builtCampaigns, input.readAt, logger)));
@@ -103,7 +114,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     state.journalUndo(blockNumber, { kind: 'claim', deleted: true, chainId: id.chainId, txHash: record.txHash, logIndex: record.logIndex });
   }
   const { journal, incentiveRows, basis, skipped } = state;
-  return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: state.campaigns.length, skipped };
+  return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: state.campaigns.length, skipped, editBlocks };
 }
 
 /**

@@ -141,6 +141,9 @@ async function allowListOf(
     );
     return null;
   }
+  // The range's campaigns are built at once: a list used as it is keeps the members another campaign
+  // of the range wrote (a clone's) whichever of the two is built first.
+  const current = state.allowLists.get(contractAddress) ?? existing;
   const record: AllowListRecord = {
     kind: 'allowList',
     chainId,
@@ -148,7 +151,7 @@ async function allowListOf(
     owner: allowList.owner,
     type: allowList.type,
     accessListId: allowList.type === 'OffchainAccessList' ? (existing?.accessListId ?? null) : null,
-    addresses: members ?? existing?.addresses ?? [],
+    addresses: members ?? current?.addresses ?? [],
   };
   state.allowLists.set(contractAddress, record);
   state.journalUndo(blockNumber, { kind: 'allowList', deleted: true, chainId, contractAddress }, existing);

@@ -5,6 +5,7 @@ import type { CampaignRecord, ClaimRecord } from '../ingest/records.js';
 import type { BatchState } from './batch-state.js';
 import type { RawLog } from './raw-log.js';
 import { hasClaimed, type KnownIncentive } from './store.js';
+import type { MemberChange } from './allow-list-edits.js';
 
 /**
  * Claims from a block range's logs: one from each BoostClaimed, with the amount of the incentive's
@@ -37,6 +38,8 @@ export interface ClaimContext {
   /** By incentive contract: the incentives of boosts created before the range that emitted a log in it. */
   changedIncentives: ReadonlyMap<string, { boostId: string; position: number }>;
   timestamps: ReadonlyMap<bigint, number>;
+  /** By transaction hash (lowercase): its index in its block, from the range's logs. */
+  transactionIndexes: ReadonlyMap<string, number>;
 }
 
 interface PaidLog {
@@ -150,29 +153,26 @@ async function rafflePayouts(context: ClaimContext, claimedBy: Map<string, PaidL
 
 /**
  * An AllowListIncentive's claim adds its claimant to the incentive's allow list (setAllowed): a
- * stored list gains the member. A list no campaign uses is not stored, and nothing shows it.
+ * change of the list's members at the claim's place in the chain, applied with the range's other
+ * edits (allow-list-edits.ts). A list no campaign uses is not stored, and nothing shows it.
  */
-export async function joinAllowLists(context: ClaimContext, claims: readonly BuiltClaim[]): Promise<void> {
-  const { state } = context;
-  const joined = new Map<string, { claimants: Set<string>; blockNumber: bigint }>();
+export function allowListJoins(context: ClaimContext, claims: readonly BuiltClaim[]): MemberChange[] {
+  const joins: MemberChange[] = [];
   for (const { record, blockNumber } of claims) {
     const boostId = record.campaign.split(':')[2]!;
     const incentive = context.paramsOf.get(boostId)?.incentives[record.incentivePosition];
     const list = (incentive?.params as Record<string, unknown> | undefined)?.allowListAddress;
     if (incentive?.type !== 'AllowListIncentive' || typeof list !== 'string') continue;
-    const entry = joined.get(lower(list)) ?? { claimants: new Set<string>(), blockNumber };
-    entry.claimants.add(record.claimant);
-    joined.set(lower(list), entry);
+    joins.push({
+      list: lower(list),
+      blockNumber,
+      transactionIndex: context.transactionIndexes.get(record.txHash) ?? 0,
+      callIndex: record.logIndex,
+      changes: [{ address: record.claimant, member: true }],
+      onlyType: 'SimpleAllowList',
+    });
   }
-  for (const [contractAddress, { claimants, blockNumber }] of joined) {
-    const existing = await state.allowList(contractAddress);
-    if (existing?.type !== 'SimpleAllowList') continue;
-    const members = existing.addresses ?? [];
-    const addresses = [...new Set([...members, ...claimants])].sort();
-    if (addresses.length === members.length) continue;
-    state.allowLists.set(contractAddress, { ...existing, addresses });
-    state.journalUndo(blockNumber, { kind: 'allowList', deleted: true, chainId: state.id.chainId, contractAddress }, existing);
-  }
+  return joins;
 }
 
 /**

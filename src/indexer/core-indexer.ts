@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Hex } from 'viem';
 import { getLogsSplitting, TOPICS } from '../chain/logs.js';
+import type { AllowListEditSource } from '../chain/allow-list-calls.js';
 import type { Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { writeRecords } from '../ingest/direct.js';
@@ -35,6 +36,8 @@ export interface CoreIndexerOptions {
   blockRange: number;
   /** Blocks below the checkpoint whose hashes and writes are remembered for reorganisations. */
   reorgDepth: number;
+  /** How the edits of allow lists (setAllowed, setDenied) are found: INDEXER_ALLOW_LIST_EDITS; default transactions. */
+  allowListEdits?: AllowListEditSource;
   rpc: Rpc;
   database: DatabaseHandle;
   logger: Logger;
@@ -55,6 +58,8 @@ export interface Progress {
   startBlock: bigint;
   headBlock: bigint;
   headTimestamp: number;
+  /** When the head was read (epoch milliseconds): the lag grows from here while the RPC cannot be read. */
+  headReadAt: number;
   safeBlock: bigint;
   logs: number;
   claims: number;
@@ -97,7 +102,7 @@ export class CoreIndexer {
   readonly id: CoreId;
   private checkpoint: Checkpoint | null = null;
   private range: number;
-  private head = { number: 0n, timestamp: 0 };
+  private head = { number: 0n, timestamp: 0, readAt: 0 };
 
   constructor(private readonly options: CoreIndexerOptions) {
     this.id = { chainId: options.chainId, core: options.core.toLowerCase() };
@@ -115,7 +120,7 @@ export class CoreIndexer {
     // The head's header: its number, and its time for the lag in seconds.
     const latest = await rpc.withRetries('eth_getBlockByNumber latest', () => rpc.client.getBlock({ blockTag: 'latest' }));
     const head = latest.number;
-    this.head = { number: head, timestamp: Number(latest.timestamp) };
+    this.head = { number: head, timestamp: Number(latest.timestamp), readAt: Date.now() };
     const safe = head - BigInt(confirmations);
     if (this.checkpoint && (await this.rolledBack(this.checkpoint, safe))) return 'progressed';
     const indexed = this.checkpoint?.blockNumber ?? this.options.startBlock - 1n;
@@ -132,9 +137,18 @@ export class CoreIndexer {
       rpc,
       database,
       this.id,
-      { coreLogs, incentiveLogs, timestamps: new Map([...headers].map(([number, header]) => [number, header.timestamp])), readAt: safe },
+      {
+        coreLogs,
+        incentiveLogs,
+        timestamps: new Map([...headers].map(([number, header]) => [number, header.timestamp])),
+        readAt: safe,
+        from,
+        to,
+        allowListEdits: this.options.allowListEdits ?? 'transactions',
+      },
       this.log,
     );
+    await this.checkEditBlocks(headers, batch.editBlocks);
     const built = performance.now();
     const last = headers.get(to)!;
     const checkpoint: Checkpoint = { blockNumber: to, blockHash: last.hash, blockTimestamp: last.timestamp };
@@ -209,6 +223,19 @@ export class CoreIndexer {
     return { coreLogs, incentiveLogs, headers };
   }
 
+  /**
+   * The blocks with an allow-list edit among the range's headers, remembered for reorganisations
+   * like the blocks with logs: an edit read from another branch than the range's logs is retried.
+   */
+  private async checkEditBlocks(headers: Map<bigint, BlockHeader>, editBlocks: ReadonlyMap<bigint, Hex | null>): Promise<void> {
+    for (const [number, hash] of editBlocks) {
+      const header: BlockHeader =
+        headers.get(number) ?? (await this.options.rpc.getBlock(number).then((block) => ({ hash: block.hash!, timestamp: Number(block.timestamp) })));
+      if (hash && header.hash !== hash) throw new Error(`the chain changed while block ${number} was read; retrying`);
+      headers.set(number, header);
+    }
+  }
+
   private report(safe: bigint, indexed: bigint, counts: Pick<Progress, 'logs' | 'claims' | 'campaigns' | 'skipped' | 'writeMs'>, indexedTimestamp?: number) {
     this.options.onProgress?.({
       chainId: this.id.chainId,
@@ -219,6 +246,7 @@ export class CoreIndexer {
       indexedTimestamp: indexedTimestamp ?? this.checkpoint?.blockTimestamp ?? 0,
       headBlock: this.head.number,
       headTimestamp: this.head.timestamp,
+      headReadAt: this.head.readAt,
       safeBlock: safe,
       ...counts,
     });

@@ -4,7 +4,7 @@ import type { IndexerStatus } from './status.js';
 /**
  * The indexer's own small HTTP server (it serves no API): GET /metrics (Prometheus), GET
  * /health/live, GET /health/ready (200 when every chain is within its lag budget, else 503, with
- * each core's lag either way). Plain node:http: three fixed answers need no framework.
+ * each core's lag either way, and why a core is over its budget). Plain node:http: three fixed answers need no framework.
  */
 export async function startStatusServer(status: IndexerStatus, expectedCores: number, host: string, port: number): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {

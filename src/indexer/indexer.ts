@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { AbortedError, createRpc, type Rpc } from '../chain/rpc.js';
 import type { DatabaseHandle } from '../db/client.js';
@@ -5,6 +6,7 @@ import { sleep } from '../sleep.js';
 import { StaleBasisError } from './basis.js';
 import { CoreIndexer, type CoreIndexerOptions, type Progress, ReorgTooDeepError } from './core-indexer.js';
 import type { ChainTarget } from '../chain/targets.js';
+import type { AllowListEditSource } from '../chain/allow-list-calls.js';
 
 /**
  * Runs one CoreIndexer per chain and core, each in its own loop: a range at a time while behind,
@@ -21,6 +23,8 @@ export interface IndexerSettings {
   pollMs: number;
   reorgDepth: number;
   rpcTimeoutMs: number;
+  /** How allow-list edits are found (INDEXER_ALLOW_LIST_EDITS); default transactions. */
+  allowListEdits?: AllowListEditSource;
   /** Backoff of RPC retries. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -41,6 +45,11 @@ export interface Indexer {
 
 export function createIndexer(targets: ChainTarget[], database: DatabaseHandle, settings: IndexerSettings, logger: Logger, hooks: IndexerHooks = {}): Indexer {
   const controller = new AbortController();
+  // Each wait of the loops and of their RPC calls' retries listens to this signal while it waits and
+  // stops listening when it ends (test/indexer/abort-listeners.test.ts): more than Node's ten at once
+  // are the calls of a range, or the cores of a chain, all retrying while the endpoint is down, not
+  // a leak; their number is that of the calls in flight, so no limit is set.
+  setMaxListeners(0, controller.signal);
   const lastLogged = new Map<string, number>();
   /** One log line per chain and kind of fault every 10 s: a dead endpoint must not flood the log. */
   const throttled = (key: string, log: () => void) => {
@@ -142,6 +151,7 @@ function coreLoops(
         confirmations: settings.confirmations,
         blockRange: settings.blockRange,
         reorgDepth: settings.reorgDepth,
+        allowListEdits: settings.allowListEdits ?? 'transactions',
         rpc,
         database,
         logger,

@@ -9,5 +9,7 @@ export interface RawLog {
   blockNumber: Hex;
   transactionHash: Hex;
   logIndex: Hex;
+  /** Every node gives it; a log built by hand may not. */
+  transactionIndex?: Hex;
   blockTimestamp?: Hex;
 }

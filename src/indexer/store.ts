@@ -156,6 +156,16 @@ export async function storedAllowLists(source: ReadSource, chainId: number, addr
   return result;
 }
 
+/** The chain's stored lists whose members an owner edits (SimpleAllowList, SimpleDenyList), by contract address. */
+export async function storedEditableLists(source: ReadSource, chainId: number): Promise<Map<string, 'SimpleAllowList' | 'SimpleDenyList'>> {
+  const rows = await read(source, (session) =>
+    session.query<{ contract_address: string; type: 'SimpleAllowList' | 'SimpleDenyList' }>(
+      sql`SELECT contract_address, type FROM allow_lists WHERE chain_id = ${chainId} AND type IN ('SimpleAllowList', 'SimpleDenyList')`,
+    ),
+  );
+  return new Map(rows.map((row) => [row.contract_address, row.type]));
+}
+
 export interface StateWrite {
   checkpoint: Checkpoint;
   blocks: BlockRow[];

@@ -1,4 +1,5 @@
 import type { BulkSession } from '../db/client.js';
+import { isDeadlock } from '../db/errors.js';
 import { missingIncentiveStatement, missingReferenceStatement, REFERENCES } from './checks.js';
 import { deleteStatement, upsertStatement } from './merge.js';
 import { childStatements } from './merge-children.js';
@@ -83,11 +84,15 @@ async function checkReferences(session: BulkSession, rows: StagedRows, kind: Rec
   if (problems.length > 0) failWith(problems);
 }
 
-/** A constraint the database enforces (a deletion still referenced, say) becomes a problem in words. */
+/**
+ * A constraint the database enforces (a deletion still referenced, say) becomes a problem in words.
+ * A deadlock is no problem of the input: it stays what it is, for the writer to write again.
+ */
 async function run(session: BulkSession, rows: StagedRows, kind: RecordKind, statement: string): Promise<unknown[]> {
   try {
     return await rows.run(session, statement);
   } catch (error) {
+    if (isDeadlock(error)) throw error;
     const { message, detail } = error as { message?: string; detail?: string };
     throw new IngestError([{ message: `writing ${kind} records: ${message ?? String(error)}${detail ? ` (${detail})` : ''}` }]);
   }

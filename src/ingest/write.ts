@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { setAsideIndexesAndConstraints } from './bulk-load.js';
 import { duplicateKeyStatement } from './checks.js';
+import { retryingDeadlocks } from './deadlock-retry.js';
 import { BULK_TABLES } from './merge.js';
 import { mergeRecords } from './merge-records.js';
 import { lockChainsOfStagedRecords } from './price-locks.js';
@@ -10,6 +11,7 @@ import { stagingTables } from './staged-rows.js';
 import { createStagingTables, Stager, stageTable } from './staging.js';
 import { failWith, type IngestSummary, type Problem, PROBLEM_LIMIT, type SourceRecord } from './write-types.js';
 
+export { DEADLOCK_ATTEMPTS } from './deadlock-retry.js';
 export { IngestError, type IngestSummary, type KindSummary, type Problem, type SourceRecord } from './write-types.js';
 
 /**
@@ -61,6 +63,11 @@ export interface IngestOptions {
    * what must commit with the records, or nothing.
    */
   beforeCommit?: (session: BulkSession, summary: IngestSummary) => Promise<void>;
+  /**
+   * Called when PostgreSQL failed a statement of the write to break a deadlock with another writer,
+   * before the write is tried again (attempt is the one that failed; at most DEADLOCK_ATTEMPTS).
+   */
+  onRetry?: (attempt: number, error: Error) => void;
 }
 
 class DryRunRollback extends Error {
@@ -97,31 +104,44 @@ export async function ingest(database: DatabaseHandle, source: AsyncIterable<Sou
       // Before the merge values claims or records prices: a price write holds this lock while its
       // triggers lock campaign rows, so both take them in this order (src/ingest/price-locks.ts).
       await lockChainsOfStagedRecords(session);
-      // Loading an empty database: the large tables get their indexes and constraints rebuilt
-      // once at the end (a sorted build is far faster than a million index insertions), as the seed
-      // writer does. It takes those tables for the transaction: readers of them wait until the commit.
-      const [{ empty } = { empty: false }] = await session.query<{ empty: boolean }>(
-        sql.raw(`SELECT ${BULK_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
-      );
-      const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
-      const summary = await phase('merge', () =>
-        mergeRecords(session, stagingTables, stager.counts, { bulk: empty, onStep: options.onStep, tokensFromChain: options.tokensFromChain }),
-      );
-      if (restore.length > 0) {
-        await phase('rebuild indexes', async () => {
-          for (const statement of restore) await session.query(sql.raw(statement));
-        });
-      }
-      const changed = Object.values(summary).some((counts) => counts.inserted + counts.updated + counts.deleted > 0);
-      if (derived === 'deferred') await phase('derive', () => deriveAll(session, changed));
-      if (options.dryRun) throw new DryRunRollback(summary);
-      await options.beforeCommit?.(session, summary);
-      return summary;
+      // Everything from here is written again, whole, when PostgreSQL breaks a deadlock with another
+      // writer by failing a statement of this one (deadlock-retry.ts).
+      return retryingDeadlocks(session, () => write(session, stager.counts, derived, phase, options), options.onRetry);
     });
   } catch (error) {
     if (error instanceof DryRunRollback) return error.summary;
     throw error;
   }
+}
+
+/** The staged records into the tables, what they derive, and the caller's beforeCommit. */
+async function write(
+  session: BulkSession,
+  staged: Stager['counts'],
+  derived: 'deferred' | 'live',
+  phase: <T>(name: IngestPhase, work: () => Promise<T>) => Promise<T>,
+  options: IngestOptions,
+): Promise<IngestSummary> {
+  // Loading an empty database: the large tables get their indexes and constraints rebuilt
+  // once at the end (a sorted build is far faster than a million index insertions), as the seed
+  // writer does. It takes those tables for the transaction: readers of them wait until the commit.
+  const [{ empty } = { empty: false }] = await session.query<{ empty: boolean }>(
+    sql.raw(`SELECT ${BULK_TABLES.map((table) => `NOT EXISTS (SELECT 1 FROM ${table})`).join(' AND ')} AS empty`),
+  );
+  const restore = empty ? await setAsideIndexesAndConstraints(session, BULK_TABLES) : [];
+  const summary = await phase('merge', () =>
+    mergeRecords(session, stagingTables, staged, { bulk: empty, onStep: options.onStep, tokensFromChain: options.tokensFromChain }),
+  );
+  if (restore.length > 0) {
+    await phase('rebuild indexes', async () => {
+      for (const statement of restore) await session.query(sql.raw(statement));
+    });
+  }
+  const changed = Object.values(summary).some((counts) => counts.inserted + counts.updated + counts.deleted > 0);
+  if (derived === 'deferred') await phase('derive', () => deriveAll(session, changed));
+  if (options.dryRun) throw new DryRunRollback(summary);
+  await options.beforeCommit?.(session, summary);
+  return summary;
 }
 
 async function checkDuplicates(session: BulkSession): Promise<void> {

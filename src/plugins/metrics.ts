@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClaimWindows } from '../claim-volumes/index.js';
+import type { EventFeed, EventStreams } from '../events/index.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import { registerBuildInfo } from '../build-info.js';
@@ -145,6 +146,32 @@ export function registerClaimWindowsMetrics(registry: Registry, claimWindows: Cl
     'Full loads of the claim volumes (a week of claims) by reason: start, behind (the change feed), large_write, bulk_reload',
     'reason',
     () => claimWindows.loads,
+  );
+}
+
+/** The GET /events streams: how many are open, how many were dropped and why, and the refetches they were sent. */
+export function registerEventStreamMetrics(registry: Registry, streams: EventStreams, feed: EventFeed): void {
+  new Gauge({
+    name: 'event_streams_open',
+    help: 'GET /events streams this process holds open (EVENTS_MAX_STREAMS at most)',
+    registers: [registry],
+    collect() {
+      this.set(streams.size);
+    },
+  });
+  countedByLabel(
+    registry,
+    'event_streams_dropped_total',
+    'GET /events streams the server closed, by reason: stalled (the client read nothing of what waited for it for EVENTS_STALL_MS)',
+    'reason',
+    () => streams.dropped,
+  );
+  countedByLabel(
+    registry,
+    'event_stream_refetches_total',
+    'refetch events sent to a single stream, by reason: pruned (it resumed or fell behind past the retention) or ahead (its Last-Event-ID is not in this event log)',
+    'reason',
+    () => feed.refetched,
   );
 }
 

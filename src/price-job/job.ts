@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../db/client.js';
 import { type PriceWrite, writePrices } from '../ingest/prices.js';
-import { NATIVE_TOKEN_ADDRESS, type PriceQuote, type PriceSource, PriceSourceError } from '../prices/source.js';
+import { NATIVE_TOKEN_ADDRESS, type OnRefused, type PriceQuote, type PriceSource, PriceSourceError, type RefusedPrice } from '../prices/source.js';
 import type { PriceMetrics } from './metrics.js';
 import { claimsWaiting, newestPrices, tokensToQuote, waitingHours } from './wanted.js';
 import { sleep } from '../sleep.js';
@@ -18,6 +18,10 @@ import { sleep } from '../sleep.js';
  *   source answers with (the nearest it has, or the newest at or before the time asked) is not after
  *   the claims, and is within the two hours a claim's price may be old for the rest of the hour. An hour a source has been asked about is asked again only after
  *   `retryHoursAfterMs`, doubling up to a day: a token no source prices does not cost a request a round.
+ *   An hour for which a value was refused (by the source, as a price not > 0, or by the write path)
+ *   is asked again at the next pass, after `pollMs`: the source had a price for it, a wrong one, and
+ *   may answer a right one the next time it is asked. While it keeps refusing, that wait doubles up
+ *   to `retryHoursAfterMs`, so that a token a source prices at 0 for good costs few requests.
  *
  * A source that fails (PriceSourceError) is left alone for a while: its Retry-After when it is
  * rate-limited (at most `maxRetryAfterMs`), otherwise an exponential backoff with full jitter. Claims
@@ -100,8 +104,8 @@ interface SourceState {
   /** The source is not asked before this time. */
   resumeAt: number;
   lastCurrentAt: number;
-  /** `hour ms` -> when to ask again, and the wait after that. */
-  asked: Map<number, { at: number; waitMs: number }>;
+  /** `hour ms` -> when to ask again, the wait after that, and whether a value was refused the last time. */
+  asked: Map<number, { at: number; waitMs: number; refused: boolean }>;
   /** Where the next look for waiting hours continues (null: at the newest). */
   cursor: Date | null;
   /** `chain:hour ms` -> the earliest claim time its price was asked for by prepare(). */
@@ -130,8 +134,19 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
   /** When a wake last started a round early. */
   let lastWokenRound = Number.NEGATIVE_INFINITY;
 
-  async function write(state: SourceState, quotes: PriceQuote[], total: PriceRound): Promise<void> {
-    if (quotes.length === 0) return;
+  /** Asks the source and writes what it quoted; returns how many values were refused, by the source or the write path. */
+  async function askAndWrite(state: SourceState, total: PriceRound, ask: (onRefused: OnRefused) => Promise<PriceQuote[]>): Promise<number> {
+    const refusedBySource: RefusedPrice[] = [];
+    const quotes = await ask((refused) => refusedBySource.push(refused));
+    // The source logged each one as it refused it.
+    total.refused += refusedBySource.length;
+    metrics?.refused(state.source.name, refusedBySource.length);
+    return refusedBySource.length + (await write(state, quotes, total));
+  }
+
+  /** Returns how many quotes the write path refused. */
+  async function write(state: SourceState, quotes: PriceQuote[], total: PriceRound): Promise<number> {
+    if (quotes.length === 0) return 0;
     const result: PriceWrite = await writePrices(database, quotes);
     total.written += result.written;
     total.refused += result.refused.length;
@@ -143,6 +158,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       logger.warn({ source: state.source.name, quote: refused.quote, reason: refused.reason }, 'price refused');
     }
     if (result.refused.length > 10) logger.warn({ source: state.source.name, more: result.refused.length - 10 }, 'more prices refused');
+    return result.refused.length;
   }
 
   function backOff(state: SourceState, error: PriceSourceError): void {
@@ -157,12 +173,20 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     logger.warn({ source: state.source.name, kind: error.kind, status: error.status, waitMs, err: error.message }, 'price source failed: backing off');
   }
 
-  function remember(state: SourceState, hour: Date): void {
+  function remember(state: SourceState, hour: Date, refused: boolean): void {
     const key = hour.getTime();
     const previous = state.asked.get(key);
-    const waitMs = previous ? Math.min(previous.waitMs * 2, DAY_MS) : settings.retryHoursAfterMs;
+    const waitMs = refused
+      ? // Not "no price for this hour": the source had one, a wrong one. Asked again at the next pass;
+        // while it keeps refusing, the wait doubles up to the first wait of an hour without a price.
+        previous?.refused
+        ? Math.max(settings.pollMs, Math.min(previous.waitMs * 2, settings.retryHoursAfterMs))
+        : settings.pollMs
+      : previous && !previous.refused
+        ? Math.min(previous.waitMs * 2, DAY_MS)
+        : settings.retryHoursAfterMs;
     state.asked.delete(key);
-    state.asked.set(key, { at: now() + waitMs, waitMs });
+    state.asked.set(key, { at: now() + waitMs, waitMs, refused });
     if (state.asked.size > MAX_REMEMBERED_HOURS) state.asked.delete(state.asked.keys().next().value!);
   }
 
@@ -171,7 +195,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     try {
       if (now() - state.lastCurrentAt >= settings.pollMs) {
         const tokens = await tokensToQuote(database, settings.chains);
-        if (tokens.length > 0) await write(state, await state.source.current(tokens, signal), total);
+        if (tokens.length > 0) await askAndWrite(state, total, (onRefused) => state.source.current(tokens, signal, onRefused));
         state.lastCurrentAt = now();
       }
       const look = await waitingHours(database, {
@@ -183,9 +207,9 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       if (look.next !== null) total.moreWaiting = true;
       for (const waiting of look.hours) {
         signal.throwIfAborted();
-        const quotes = await state.source.historical(waiting.tokens, new Date(waiting.earliest.getTime() - ASK_BEFORE_CLAIMS_MS), signal);
-        remember(state, waiting.hour);
-        await write(state, quotes, total);
+        const at = new Date(waiting.earliest.getTime() - ASK_BEFORE_CLAIMS_MS);
+        const refused = await askAndWrite(state, total, (onRefused) => state.source.historical(waiting.tokens, at, signal, onRefused));
+        remember(state, waiting.hour, refused > 0);
       }
       state.cursor = look.next;
       state.failures = 0;
@@ -235,8 +259,9 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
         for (const [hour, first] of [...earliest].sort(([a], [b]) => a - b)) {
           const key = `${chainId}:${hour}`;
           if ((state.prepared.get(key) ?? Number.POSITIVE_INFINITY) <= first) continue;
-          const quotes = await state.source.historical(tokens, new Date(first - ASK_BEFORE_CLAIMS_MS), stopping.signal);
-          await write(state, quotes, total);
+          // A refused value is remembered as asked all the same: the hour's later claims wait, and the
+          // rounds ask again at the next pass (remember()), off the indexer's path.
+          await askAndWrite(state, total, (onRefused) => state.source.historical(tokens, new Date(first - ASK_BEFORE_CLAIMS_MS), stopping.signal, onRefused));
           state.prepared.delete(key);
           state.prepared.set(key, first);
           if (state.prepared.size > MAX_REMEMBERED_HOURS) state.prepared.delete(state.prepared.keys().next().value!);

@@ -33,7 +33,7 @@ export class PriceMetrics {
     this.writtenQuotes = new Counter({ name: 'price_quotes_written_total', help: 'Prices stored in the history, by source', labelNames: ['source'], registers });
     this.refusedQuotes = new Counter({
       name: 'price_quotes_refused_total',
-      help: 'Prices refused (not a positive decimal, or too far from the nearest known price), by source',
+      help: 'Prices refused, by the source (not a number > 0, a bad time) or the write path (not a positive decimal, too far from the nearest known price), by source',
       labelNames: ['source'],
       registers,
     });

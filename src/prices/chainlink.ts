@@ -29,7 +29,7 @@ import {
   WebSocketRequestError,
 } from 'viem';
 import { isRevert } from '../chain/rpc.js';
-import { type PriceQuote, type PriceSource, PriceSourceError, type TokenRef } from './source.js';
+import { type OnRefused, type PriceQuote, type PriceSource, PriceSourceError, type TokenRef } from './source.js';
 
 export const CHAINLINK_SOURCE_NAME = 'chainlink';
 
@@ -234,25 +234,31 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
     return last;
   }
 
-  function refuse(feed: ChainlinkFeed, found: Round, reason: string): undefined {
-    logger.warn(
-      { source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, round: String(found.roundId), answer: String(found.answer), updatedAt: String(found.updatedAt), reason },
-      'price refused',
-    );
-    return undefined;
+  /** Logs a round refused for a token's feed, tells `onRefused`, and quotes nothing. */
+  type Refuse = (found: Round, reason: string) => undefined;
+
+  function refuser(feed: ChainlinkFeed, token: TokenRef, onRefused: OnRefused | undefined): Refuse {
+    return (found, reason) => {
+      logger.warn(
+        { source: CHAINLINK_SOURCE_NAME, chainId: feed.chainId, feed: feed.feed, round: String(found.roundId), answer: String(found.answer), updatedAt: String(found.updatedAt), reason },
+        'price refused',
+      );
+      onRefused?.({ token, reason });
+      return undefined;
+    };
   }
 
-  function quote(feed: ChainlinkFeed, token: TokenRef, found: Round, decimalCount: number, nowS: bigint): PriceQuote | undefined {
-    if (found.answer <= 0n) return refuse(feed, found, 'the answer is not > 0');
-    if (found.updatedAt > nowS + MAX_FUTURE_SKEW_S) return refuse(feed, found, 'updated in the future');
+  function quote(token: TokenRef, found: Round, decimalCount: number, nowS: bigint, refuse: Refuse): PriceQuote | undefined {
+    if (found.answer <= 0n) return refuse(found, 'the answer is not > 0');
+    if (found.updatedAt > nowS + MAX_FUTURE_SKEW_S) return refuse(found, 'updated in the future');
     const priceUsd = decimalText(found.answer, decimalCount);
-    if (priceUsd === '0') return refuse(feed, found, 'the price is below 10^-18, the least the price history keeps');
+    if (priceUsd === '0') return refuse(found, 'the price is below 10^-18, the least the price history keeps');
     return { chainId: token.chainId, address: token.address, priceUsd, at: new Date(Number(found.updatedAt) * 1000), source: CHAINLINK_SOURCE_NAME };
   }
 
-  type Pick = (client: PublicClient, feed: ChainlinkFeed, latest: Round, nowS: bigint, signal: AbortSignal | undefined) => Promise<Round | undefined>;
+  type Pick = (client: PublicClient, feed: ChainlinkFeed, latest: Round, nowS: bigint, signal: AbortSignal | undefined, refuse: Refuse) => Promise<Round | undefined>;
 
-  async function quoteAll(tokens: readonly TokenRef[], pick: Pick, signal: AbortSignal | undefined): Promise<PriceQuote[]> {
+  async function quoteAll(tokens: readonly TokenRef[], pick: Pick, signal: AbortSignal | undefined, onRefused: OnRefused | undefined): Promise<PriceQuote[]> {
     const nowS = BigInt(Math.floor(Date.now() / 1000));
     let answered = 0;
     const silent: ChainSilent[] = [];
@@ -270,9 +276,10 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
         }
         try {
           const decimalCount = await decimals(client, feed, signal);
-          const found = await pick(client, feed, await latestRound(client, feed, signal), nowS, signal);
+          const refuse = refuser(feed, token, onRefused);
+          const found = await pick(client, feed, await latestRound(client, feed, signal), nowS, signal, refuse);
           answered += 1;
-          return found && quote(feed, token, found, decimalCount, nowS);
+          return found && quote(token, found, decimalCount, nowS, refuse);
         } catch (error) {
           if (error instanceof NotAFeed) {
             answered += 1;
@@ -296,19 +303,20 @@ export function createChainlinkSource(options: ChainlinkSourceOptions): PriceSou
 
   return {
     name: CHAINLINK_SOURCE_NAME,
-    current: (tokens, signal) =>
+    current: (tokens, signal, onRefused) =>
       quoteAll(
         tokens,
-        async (_client, feed, latest, nowS) => {
-          if (latest.updatedAt === 0n) return refuse(feed, latest, 'the latest round is not complete');
-          if (maxAgeSeconds !== undefined && latest.updatedAt < nowS - BigInt(maxAgeSeconds)) return refuse(feed, latest, `not updated for longer than maxAgeSeconds (${maxAgeSeconds})`);
+        async (_client, _feed, latest, nowS, _signal, refuse) => {
+          if (latest.updatedAt === 0n) return refuse(latest, 'the latest round is not complete');
+          if (maxAgeSeconds !== undefined && latest.updatedAt < nowS - BigInt(maxAgeSeconds)) return refuse(latest, `not updated for longer than maxAgeSeconds (${maxAgeSeconds})`);
           return latest;
         },
         signal,
+        onRefused,
       ),
-    historical: (tokens, at, signal) => {
+    historical: (tokens, at, signal, onRefused) => {
       const atS = BigInt(Math.floor(at.getTime() / 1000));
-      return quoteAll(tokens, (client, feed, latest, _nowS, pickSignal) => roundAt(client, feed, latest, atS, pickSignal), signal);
+      return quoteAll(tokens, (client, feed, latest, _nowS, pickSignal) => roundAt(client, feed, latest, atS, pickSignal), signal, onRefused);
     },
   };
 }

@@ -10,7 +10,7 @@
  * "symbol", "decimals"?, "confidence"?}}}`, a coin it cannot price being simply absent.
  */
 import type { Logger } from 'pino';
-import { NATIVE_TOKEN_ADDRESS, type PriceQuote, type PriceSource, PriceSourceError, type TokenRef } from './source.js';
+import { NATIVE_TOKEN_ADDRESS, type OnRefused, type PriceQuote, type PriceSource, PriceSourceError, type TokenRef } from './source.js';
 
 export const DEFILLAMA_SOURCE_NAME = 'defillama';
 
@@ -108,14 +108,14 @@ export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSou
     return coins;
   }
 
-  async function quote(tokens: readonly TokenRef[], path: string, signal: AbortSignal | undefined) {
+  async function quote(tokens: readonly TokenRef[], path: string, signal: AbortSignal | undefined, onRefused: OnRefused | undefined) {
     const coins = coinsFor(tokens);
     const ids = [...coins.keys()];
     const quotes: PriceQuote[] = [];
     for (let start = 0; start < ids.length; start += maxTokensPerRequest) {
       const batch = ids.slice(start, start + maxTokensPerRequest);
       const answer = await request(`${baseUrl}${path}${batch.join(',')}${query}`, signal);
-      quotes.push(...readAnswer(answer, batch, coins));
+      quotes.push(...readAnswer(answer, batch, coins, onRefused));
     }
     return quotes;
   }
@@ -167,7 +167,7 @@ export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSou
     return new PriceSourceError('bad-answer', DEFILLAMA_SOURCE_NAME, `unexpected status ${status}`, { status });
   }
 
-  function readAnswer(answer: unknown, batch: string[], coins: Map<string, TokenRef[]>): PriceQuote[] {
+  function readAnswer(answer: unknown, batch: string[], coins: Map<string, TokenRef[]>, onRefused: OnRefused | undefined): PriceQuote[] {
     if (!isObject(answer) || !isObject(answer.coins)) {
       throw new PriceSourceError('bad-answer', DEFILLAMA_SOURCE_NAME, 'answer is not {"coins": {...}}', { status: 200 });
     }
@@ -183,6 +183,7 @@ export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSou
       const read = readEntry(entry, nowS, minConfidence);
       if (typeof read === 'string') {
         logger.warn({ source: DEFILLAMA_SOURCE_NAME, coin: key, entry, reason: read }, 'price refused');
+        for (const token of coins.get(coin) ?? []) onRefused?.({ token, reason: read });
         continue;
       }
       for (const token of coins.get(coin) ?? []) {
@@ -200,11 +201,11 @@ export function createDefiLlamaSource(options: DefiLlamaSourceOptions): PriceSou
 
   return {
     name: DEFILLAMA_SOURCE_NAME,
-    current: (tokens, signal) => quote(tokens, '/prices/current/', signal),
-    historical: async (tokens, at, signal) => {
+    current: (tokens, signal, onRefused) => quote(tokens, '/prices/current/', signal, onRefused),
+    historical: async (tokens, at, signal, onRefused) => {
       const ms = at.getTime();
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`historical: not a time: ${String(at)}`);
-      return quote(tokens, `/prices/historical/${Math.floor(ms / 1000)}/`, signal);
+      return quote(tokens, `/prices/historical/${Math.floor(ms / 1000)}/`, signal, onRefused);
     },
   };
 }

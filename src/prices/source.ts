@@ -1,8 +1,10 @@
 /**
  * What every price source gives the price job: USD prices of tokens, now or at a past time, each
  * with the time the price itself is from. A source quotes what it can and leaves out the rest (an
- * unknown chain, a token it has no price for, a value it refused); it throws a `PriceSourceError`
- * when it could not answer at all, and never retries by itself: the caller's loop owns backoff.
+ * unknown chain, a token it has no price for, a value it refused); it tells `onRefused` of each value
+ * it refused, because a refused value is not the absence of a price: the source had one, wrong for
+ * now, and may have a right one when asked again. It throws a `PriceSourceError` when it could not
+ * answer at all, and never retries by itself: the caller's loop owns backoff.
  */
 
 /** The native token of every chain (ETH on Ethereum, Base, ...), as the indexer stores it. */
@@ -26,15 +28,23 @@ export interface PriceQuote {
   source: string;
 }
 
+/** A value a source was answered for a token and refused (not a price > 0, a bad time, a low confidence). */
+export interface RefusedPrice {
+  token: TokenRef;
+  reason: string;
+}
+
+export type OnRefused = (refused: RefusedPrice) => void;
+
 export interface PriceSource {
   readonly name: string;
-  /** Latest prices. Tokens the source has no price for are left out. */
-  current(tokens: readonly TokenRef[], signal?: AbortSignal): Promise<PriceQuote[]>;
+  /** Latest prices. Tokens the source has no price for, or refused the value of, are left out. */
+  current(tokens: readonly TokenRef[], signal?: AbortSignal, onRefused?: OnRefused): Promise<PriceQuote[]>;
   /**
    * Prices near `at`. The quote's own `at` says how near: the caller decides what tolerance to
-   * accept. Tokens the source has no price for are left out.
+   * accept. Tokens the source has no price for, or refused the value of, are left out.
    */
-  historical(tokens: readonly TokenRef[], at: Date, signal?: AbortSignal): Promise<PriceQuote[]>;
+  historical(tokens: readonly TokenRef[], at: Date, signal?: AbortSignal, onRefused?: OnRefused): Promise<PriceQuote[]>;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { badRequest, HttpError, RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors.js';
-import { type EventFilter, parseEventId } from '../events/index.js';
+import { type EventFilter, openingFrame, parseEventId } from '../events/index.js';
 import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent, TrendingEvent } from '../schemas/events.js';
 import { ref } from '../schemas/typebox.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
@@ -22,11 +22,15 @@ Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`dr
 Ids order the events in the order their writes committed, the same on every replica; a client that
 reconnects with \`Last-Event-ID\` (EventSource does it by itself) gets exactly the events it missed,
 within the retention of 15 minutes; older, one \`refetch\` event, then the stream goes on from now.
-A comment line (\`: heartbeat\`) comes every EVENTS_HEARTBEAT_MS on an idle stream. A client that
-does not read is disconnected once EVENTS_MAX_BUFFER_KB wait for it, and resumes with Last-Event-ID.`;
+The stream opens with an id line alone (\`id: 1842\`, where it starts), so that a client that loses
+it before its first event resumes from there. A \`Last-Event-ID\` this server's event log has not
+reached gets a \`refetch\` at once (its id is where the stream goes on from), never silence.
+A comment line (\`: heartbeat\`) comes every EVENTS_HEARTBEAT_MS on an idle stream. A stream is written
+as fast as its client reads, whatever arrives at once; a client that reads nothing for EVENTS_STALL_MS
+while events wait for it is disconnected, and resumes with Last-Event-ID.`;
 
 const STREAM_EXAMPLE =
-  'retry: 1000\n\n' +
+  'retry: 1000\nid: 1841\n\n' +
   'id: 1842-90211\nevent: claim.written\ndata: {"amount": "1000000", "chainId": 8453, "txHash": "0x4f2a9c0e7d1b3a5f6e8c9d0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e", ' +
   '"logIndex": 12, "claimant": "0x4a2c7e0b9f3d1a6e8c5b2d7f0a9e3c1b6d8f4a2c", "usdValue": 1.0, "claimedAt": "2026-11-27T10:15:02.000Z", ' +
   '"campaignId": "8453:0x378632819f39c74c4f56b1429e760739c5fb51b7:1247", "blockNumber": 23145678, "valuePending": false, "incentivePosition": 0}\n\n' +
@@ -64,20 +68,21 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const header = request.headers['last-event-id'];
       const lastEventId = typeof header === 'string' && header !== '' ? header : query.lastEventId;
       const from = lastEventId === undefined ? undefined : parseEventId(lastEventId);
-      if (lastEventId !== undefined && from === undefined) throw badRequest('Last-Event-ID must be an event id this service sent, <number>-<number>');
+      if (lastEventId !== undefined && from === undefined) throw badRequest('Last-Event-ID must be an event id this service sent, <number> or <number>-<number>');
       const filter: EventFilter = {
         ...(query.type && { types: new Set(query.type) }),
         ...(query.campaignId && { campaignIds: new Set(query.campaignId.map((id) => id.toLowerCase())) }),
         ...(query.claimant && { claimant: query.claimant.toLowerCase() }),
         ...(query.chainId !== undefined && { chainIds: new Set([query.chainId]) }),
       };
-      const refusal = streams.refusal(request.ip);
-      if (refusal === 'per-ip') {
+      // The slot is taken before the first await: requests that arrive together cannot all pass the limits.
+      const slot = streams.admit(request.ip);
+      if (slot === 'per-ip') {
         throw new HttpError(429, `this client IP has ${streams.limits.maxPerIp} event streams open already, the most allowed`, {
           'retry-after': String(RETRY_AFTER_SECONDS),
         });
       }
-      if (refusal === 'per-process') throw serviceUnavailable('this server holds as many event streams as it may; retry shortly');
+      if (slot === 'per-process') throw serviceUnavailable('this server holds as many event streams as it may; retry shortly');
 
       // Where the stream starts, before its headers go: a client that writes once its stream is open
       // gets what it wrote.
@@ -85,6 +90,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         start ??= await feed.position();
       } catch (error) {
+        slot.release();
         request.log.warn({ err: error }, 'could not read the event log for a new stream');
         throw serviceUnavailable('the event log cannot be read right now; retry shortly');
       }
@@ -99,10 +105,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'cache-control': 'no-store',
         'x-accel-buffering': 'no',
       });
-      response.write('retry: 1000\n\n');
+      // The first line names where the stream starts: a client that loses it before its first event
+      // resumes from there with Last-Event-ID instead of from whenever it reconnects.
+      response.write(openingFrame(start));
       let unsubscribe: (() => void) | undefined;
       let closed = false;
-      const sink = streams.open(response, request.ip, () => {
+      const sink = slot.open(response, () => {
         closed = true;
         unsubscribe?.();
       });

@@ -99,8 +99,8 @@ export const EventsQuery = Type.Object(
     chainId: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Only events of this chain' })),
     lastEventId: Type.Optional(
       Type.String({
-        pattern: '^[0-9]{1,15}-[0-9]{1,15}$',
-        errorMessage: 'must be an event id this service sent, <number>-<number>',
+        pattern: '^[0-9]{1,15}(-[0-9]{1,15}(\\.[0-9]{1,3})?)?$',
+        errorMessage: 'must be an event id this service sent, <number> or <number>-<number>',
         description: 'Resume after this event, as the Last-Event-ID header does (which wins), for clients that cannot set headers',
       }),
     ),

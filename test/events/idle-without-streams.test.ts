@@ -33,6 +33,12 @@ class CountingLog {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const logger = { warn: () => undefined };
+/** A stream whose client reads everything at once, keeping what it got in `received`. */
+const memorySink = (received: EventFrame[]): EventSink => ({
+  send: (frame) => (received.push(frame), true),
+  drained: async () => true,
+  close: () => undefined,
+});
 
 describe('event work without streams', () => {
   let feed: EventFeed | undefined;
@@ -47,7 +53,7 @@ describe('event work without streams', () => {
     expect(log.reads).toBe(0);
 
     const received: EventFrame[] = [];
-    const sink: EventSink = { send: (frame) => (received.push(frame), true) };
+    const sink = memorySink(received);
     const unsubscribe = await feed.subscribe({}, sink);
     log.append(2);
     await expect.poll(() => received.map((frame) => frame.position.seq)).toEqual([2]);
@@ -62,7 +68,7 @@ describe('event work without streams', () => {
 
     // Resuming from the last event it got: what came while no stream was open, from the log.
     const resumed: EventFrame[] = [];
-    await feed.subscribe({}, { send: (frame) => (resumed.push(frame), true) }, { seq: 2, id: 2 });
+    await feed.subscribe({}, memorySink(resumed), { seq: 2, id: 2 });
     log.append(5);
     await expect.poll(() => resumed.map((frame) => frame.position.seq)).toEqual([3, 4, 5]);
   });
@@ -79,7 +85,7 @@ describe('event work without streams', () => {
     const start = await feed.position();
     log.append(2);
     const received: EventFrame[] = [];
-    await feed.subscribe({}, { send: (frame) => (received.push(frame), true) }, start);
+    await feed.subscribe({}, memorySink(received), start);
     log.append(3);
     await expect.poll(() => received.map((frame) => frame.position.seq)).toEqual([2, 3]);
     expect(received.every((frame) => frame.event !== undefined)).toBe(true);

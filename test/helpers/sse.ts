@@ -51,7 +51,9 @@ export class SseClient {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + 1);
           if (line === '') {
-            if (current.data !== '' || current.id !== undefined) this.events.push(current);
+            // As EventSource does: an id sets the last event id even when no event is dispatched (no data).
+            if (current.id !== undefined) this.lastId = current.id;
+            if (current.data !== '') this.events.push(current);
             current = { id: undefined, event: 'message', data: '' };
           } else if (line.startsWith(':')) this.comments++;
           else {
@@ -70,9 +72,11 @@ export class SseClient {
     return this.status;
   }
 
-  /** The last event id received: what a reconnecting EventSource sends as Last-Event-ID. */
+  private lastId: string | undefined;
+
+  /** The last event id received (an event's, or an id line alone): what a reconnecting EventSource sends as Last-Event-ID. */
   get lastEventId(): string | undefined {
-    return this.events.findLast((event) => event.id !== undefined)?.id;
+    return this.lastId;
   }
 
   /** Resolves once `predicate` holds of the events received, or rejects after `timeoutMs`. */

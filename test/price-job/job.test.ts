@@ -266,7 +266,45 @@ describe('the price job', () => {
     // The source refuses -1 and 1e400 itself; the write path refuses the 25x jump.
     expect(refusals).toHaveLength(3);
     expect(String(refusals[2]!.reason)).toMatch(/more than 5x away from 2/);
+    // The two the source refused count too.
+    expect(await registry.metrics()).toMatch(/price_quotes_refused_total\{source="defillama"\} 3/);
+  });
+
+  it.each([
+    ['negative', -2],
+    ['zero', 0],
+  ])('asks about an hour again at the next pass after the source answered a %s price for it (doubling while it does), and values its claims then', async (_name, wrong) => {
+    // Beyond the stand-in's six hours of search width from now: the current prices do not see these points.
+    const hour = Math.floor(Date.now() / HOUR) * HOUR - 10 * HOUR;
+    const claimedAt = [new Date(hour + 20 * 60_000), new Date(hour + 30 * 60_000), new Date(hour + 40 * 60_000)];
+    const askedAt = (claimedAt[0]!.getTime() - 15 * 60_000) / 1000;
+    standIn.setPrice(`base:${asset}`, { at: askedAt - 60, price: wrong });
+    standIn.setPrice('coingecko:ethereum', { at: askedAt, price: 4000 });
+    await writeClaims(claimedAt);
+    const historical = () => standIn.requests.filter((request) => request.endpoint === 'historical');
+
+    expect(await job.runOnce()).toMatchObject({ refused: 1, valued: 0, failed: [] });
+    expect(historical()).toHaveLength(1);
+    expect((await stored()).every((claim) => claim.pending)).toBe(true);
     expect(await registry.metrics()).toMatch(/price_quotes_refused_total\{source="defillama"\} 1/);
+    // Asked again at the next pass, not before: refused again, the wait doubles (two passes).
+    await job.runOnce();
+    expect(historical()).toHaveLength(1);
+    clock += settings.pollMs;
+    expect(await job.runOnce()).toMatchObject({ refused: 1, valued: 0 });
+    expect(historical()).toHaveLength(2);
+    clock += settings.pollMs;
+    await job.runOnce();
+    expect(historical()).toHaveLength(2);
+
+    // The source answers right again (a price nearer the time asked): the claims are valued at the
+    // pass that asks next, not an hour later.
+    standIn.setPrice(`base:${asset}`, { at: askedAt, price: 2 });
+    clock += settings.pollMs;
+    expect(await job.runOnce()).toMatchObject({ refused: 0, valued: 3, failed: [] });
+    expect(historical().map((request) => request.timestamp)).toEqual([askedAt, askedAt, askedAt]);
+    expect(await stored()).toEqual(claimedAt.map(() => ({ usd: '4.000000', eth: '1000000000000000', pending: false })));
+    expect(await registry.metrics()).toMatch(/price_quotes_refused_total\{source="defillama"\} 2/);
   });
 
   it('starts the next round early when woken (new claims), not after a whole poll interval', async () => {

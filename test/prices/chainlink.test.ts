@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { type Address, createPublicClient, custom, http, type PublicClient } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ChainlinkFeed, createChainlinkSource, decimalText, parseChainlinkFeeds } from '../../src/prices/chainlink.js';
-import { NATIVE_TOKEN_ADDRESS, PriceSourceError, type TokenRef } from '../../src/prices/source.js';
+import { NATIVE_TOKEN_ADDRESS, PriceSourceError, type RefusedPrice, type TokenRef } from '../../src/prices/source.js';
 import { anvilBinary, deploy, freePort, type LocalChain, send, startAnvil } from '../../scripts/chain/local-chain.js';
 import { setStub, uintWord } from '../chain/code-stub.js';
 
@@ -172,7 +172,9 @@ describe.skipIf(anvilBinary() === null)('Chainlink price feeds', () => {
     await send(chain, broken, 'MockV3Aggregator', 'updateAnswer', [-5n]);
     expect(await source([feed(broken)]).current([ref()])).toEqual([]);
     await send(chain, broken, 'MockV3Aggregator', 'updateAnswer', [0n]);
-    expect(await source([feed(broken)]).current([ref()])).toEqual([]);
+    const refused: RefusedPrice[] = [];
+    expect(await source([feed(broken)]).current([ref()], undefined, (entry) => refused.push(entry))).toEqual([]);
+    expect(refused).toEqual([{ token: ref(), reason: 'the answer is not > 0' }]);
     expect(logged('price refused')).toMatchObject([
       { reason: 'the answer is not > 0', answer: '-5' },
       { reason: 'the answer is not > 0', answer: '0' },

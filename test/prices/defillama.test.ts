@@ -9,7 +9,7 @@ import {
   decimalString,
   parseRetryAfter,
 } from '../../src/prices/defillama.js';
-import { NATIVE_TOKEN_ADDRESS, PriceSourceError, type TokenRef } from '../../src/prices/source.js';
+import { NATIVE_TOKEN_ADDRESS, PriceSourceError, type RefusedPrice, type TokenRef } from '../../src/prices/source.js';
 import { type DefiLlamaStandIn, RawJson, startDefiLlamaStandIn, type StandInPoint } from '../../scripts/chain/defillama-stand-in.js';
 
 const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
@@ -239,15 +239,17 @@ describe('values refused', () => {
     ['a NaN timestamp (null in JSON)', { timestamp: null }],
   ];
 
-  it.each(cases)('refuses %s, logs it, and quotes the other tokens of the answer', async (_name, bad) => {
+  it.each(cases)('refuses %s, logs it, tells the caller, and quotes the other tokens of the answer', async (_name, bad) => {
     const at = nowS() - 30;
     standIn.setPrice(`base:${USDC_BASE}`, { at, price: 1, ...bad });
     standIn.setPrice(`base:${DEGEN_BASE}`, { at, price: 0.0021 });
 
-    const quotes = await source().current([token(8453, USDC_BASE), token(8453, DEGEN_BASE)]);
+    const refused: RefusedPrice[] = [];
+    const quotes = await source().current([token(8453, USDC_BASE), token(8453, DEGEN_BASE)], undefined, (entry) => refused.push(entry));
 
     expect(quotes.map((quote) => quote.address)).toEqual([DEGEN_BASE]);
     expect(logs.find((entry) => entry.msg === 'price refused')).toMatchObject({ level: 40, coin: `base:${USDC_BASE}` });
+    expect(refused).toEqual([{ token: token(8453, USDC_BASE), reason: logs.find((entry) => entry.msg === 'price refused')!.reason }]);
   });
 
   it('refuses an entry that is not an object', async () => {

@@ -232,8 +232,8 @@ describe('GET /events', () => {
 
   it('refuses a bad Last-Event-ID or filter with a 400, and streams over the per-IP limit with a 429', async () => {
     for (const [query, headers, message] of [
-      ['', { 'last-event-id': 'abc' }, 'Last-Event-ID must be an event id this service sent, <number>-<number>'],
-      ['?lastEventId=1_2', {}, 'lastEventId must be an event id this service sent, <number>-<number>'],
+      ['', { 'last-event-id': 'abc' }, 'Last-Event-ID must be an event id this service sent, <number> or <number>-<number>'],
+      ['?lastEventId=1_2', {}, 'lastEventId must be an event id this service sent, <number> or <number>-<number>'],
       ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed'],
       ['?claimant=0x12', {}, 'claimant must be an address: 0x followed by 40 hexadecimal characters'],
       ['?since=1', {}, "unknown query parameter 'since'"],

@@ -1,9 +1,15 @@
 -- Campaign rows written from outside. The derived flags refresh_campaigns() itself updates need
 -- no second refresh. Each write is an event of the streams (GET /events): created, changed, removed;
--- a bulk load's, one refetch event per statement.
+-- a bulk load's, one refetch event per statement that wrote rows (an upsert of rows already held,
+-- equal, writes none: its statement triggers run all the same, and send nothing).
 CREATE OR REPLACE FUNCTION campaigns_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF refresh_deferred() THEN
+    IF TG_OP = 'DELETE' THEN
+      IF NOT EXISTS (SELECT 1 FROM old_rows) THEN RETURN NULL; END IF;
+    ELSIF NOT EXISTS (SELECT 1 FROM new_rows) THEN
+      RETURN NULL;
+    END IF;
     INSERT INTO events (type, data) VALUES ('refetch', jsonb_build_object('reason', 'campaigns were rewritten in bulk'));
     PERFORM record_event_transaction();
     RETURN NULL;

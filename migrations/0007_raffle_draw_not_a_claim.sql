@@ -10,22 +10,22 @@
 --    (src/claim-volumes/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
 --    that moves a claim between campaigns or instants, the difference (sign 0) for an update of its
 --    value alone. A raffle draw (`draw`) is not a claim: it only adds its value (sign 0, the value
---    signed) and takes it away again, so volumes count its USD and not it. A bulk load (refresh deferred) or a TRUNCATE records one reload marker (sign 0,
---    no campaign) instead of a row per claim.
+--    signed) and takes it away again, so volumes count its USD and not it. A bulk load (refresh
+--    deferred) or a TRUNCATE records one reload marker (sign 0, no campaign) instead of a row per claim.
 -- 2. The incentives' claim totals: claims are the source of truth for what was paid (a draw's amount
---    and USD included; its row is not counted as a claim). Then what the
---    totals show: the campaigns' campaign_live rows and trending entry versions, and their flags
---    where an incentive crossed its claim limit or budget (either way). This trigger does that itself
---    for the campaigns it knows, and tells incentives_after_write() (campaign_service.claims_writing)
+--    and USD included; its row is not counted as a claim). Then what the totals show: the campaigns'
+--    campaign_live rows and trending entry versions, and their flags where an incentive crossed its
+--    claim limit or budget (either way). This trigger does that itself for the campaigns it knows,
+--    and tells incentives_after_write() (campaign_service.claims_writing)
 --    that the totals update is its own: that trigger would otherwise find the same campaigns again by
 --    joining the update's old and new rows.
 -- 3. The claimant feed (claimant_changes) for the API's kept reward-kit profiles
 --    (claimant_changed_since()): only inserts, so that writers of one claimant never wait on each other.
 -- 4. A notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones), so
 --    that an idle reader polls the feed when something changed instead of every second.
--- 5. The events the API streams (GET /events): a claim (or a draw: draw.*) written or removed, each campaign whose totals
---    changed, or, for a bulk load or a TRUNCATE, one event telling clients to refetch; ordered at
---    commit (record_event_transaction()).
+-- 5. The events the API streams (GET /events): a claim (a draw: draw.*) written or removed, each
+--    campaign whose totals changed, or, for a bulk load or a TRUNCATE, one event telling clients to
+--    refetch; ordered at commit (record_event_transaction()).
 --
 -- A bulk load defers 2 and 3 (refresh_deferred()): it calls recompute_incentive_totals() and
 -- refresh_campaigns() at its end and bumps campaign_set_version, against which kept profiles are
@@ -38,6 +38,15 @@ DECLARE
   touched text[] := '{}';
   mismatched bigint;
 BEGIN
+  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal) changes
+  -- nothing anyone keeps or is told: no event, no reload marker, no notification. Statement triggers
+  -- run for it all the same, an INSERT ... ON CONFLICT DO UPDATE both the insert's and the update's.
+  IF TG_OP = 'DELETE' THEN
+    IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
+  ELSIF TG_OP <> 'TRUNCATE' THEN
+    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
+  END IF;
+
   -- A claim's chain is its campaign's: the chain is part of the claim's natural key. Checked here, in
   -- one statement over the written claims, not by a foreign key to campaigns (key, chain_id): that
   -- key's check locked the campaign's row for every claim, a WAL record and a dirtied campaigns page
