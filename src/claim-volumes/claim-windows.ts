@@ -339,7 +339,8 @@ function* contributionsOf({ campaigns, claims }: ClaimChunk): Generator<ClaimCon
       publicId: publicIds.get(campaignKey) ?? '',
       claimedAtUs: claims.claimed_at_us[index]!,
       usdMicros: claims.usd_micros[index]!,
-      sign: 1,
+      // A raffle draw adds its value, not a claim.
+      sign: claims.signs[index] === 0 ? 0 : 1,
     };
   }
 }

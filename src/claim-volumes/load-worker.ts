@@ -23,7 +23,7 @@ export interface ClaimLoadRequest {
 /** A chunk as the worker sends it: its columns as typed arrays over buffers the parent takes over. */
 export interface TransferredChunk {
   campaigns: { keys: Int32Array<ArrayBuffer>; public_ids: string[] };
-  claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer> };
+  claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer>; signs: Int8Array<ArrayBuffer> };
   perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer>; campaigns: number };
 }
 
@@ -53,6 +53,7 @@ async function send(chunk: ClaimChunk): Promise<void> {
       campaign_keys: Int32Array.from(chunk.claims.campaign_keys),
       claimed_at_us: Float64Array.from(chunk.claims.claimed_at_us),
       usd_micros: Float64Array.from(chunk.claims.usd_micros),
+      signs: Int8Array.from(chunk.claims.signs),
     },
     ...(chunk.perMinute && {
       perMinute: {
@@ -69,6 +70,7 @@ async function send(chunk: ClaimChunk): Promise<void> {
     transferred.claims.campaign_keys.buffer,
     transferred.claims.claimed_at_us.buffer,
     transferred.claims.usd_micros.buffer,
+    transferred.claims.signs.buffer,
     ...(transferred.perMinute ? [transferred.perMinute.starts_us.buffer, transferred.perMinute.counts.buffer] : []),
   ]);
 }

@@ -28,6 +28,8 @@ export interface ClaimColumns {
   campaign_keys: ArrayLike<number>;
   claimed_at_us: ArrayLike<number>;
   usd_micros: ArrayLike<number>;
+  /** 1 for a claim, 0 for a raffle draw: its value counts, it does not (a change of value alone). */
+  signs: ArrayLike<number>;
 }
 
 /** How many claims a load holds per minute: each minute's start (microseconds since the epoch) and count. */
@@ -138,7 +140,7 @@ export function createClaimWindowsRepository(db: Database) {
                          WHERE claimed_at > ${from}
                          GROUP BY 1) AS minutes`,
           );
-          await onChunk({ campaigns: { keys: [], public_ids: [] }, claims: { campaign_keys: [], claimed_at_us: [], usd_micros: [] }, perMinute: perMinute! });
+          await onChunk({ campaigns: { keys: [], public_ids: [] }, claims: { campaign_keys: [], claimed_at_us: [], usd_micros: [], signs: [] }, perMinute: perMinute! });
           // Within a range of keys, the claims after `after` (in the index's order): a busy campaign's
           // claims come in several chunks.
           let after: { key: number; claimedAt: string; id: string } | undefined;
@@ -147,7 +149,7 @@ export function createClaimWindowsRepository(db: Database) {
             const [claims] = await queryRows<ChunkRow>(
               tx,
               sql`WITH page AS (
-                    SELECT campaign_key, claimed_at, id, usd_value
+                    SELECT campaign_key, claimed_at, id, usd_value, draw
                       FROM claims
                      WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}
                        ${after === undefined ? sql`` : sql`AND (campaign_key, claimed_at, id) > (${after.key}, ${after.claimedAt}::timestamptz, ${after.id}::bigint)`}
@@ -156,6 +158,7 @@ export function createClaimWindowsRepository(db: Database) {
                   SELECT coalesce(array_agg(campaign_key ORDER BY campaign_key, claimed_at, id), '{}') AS campaign_keys,
                          coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS claimed_at_us,
                          coalesce(array_agg((usd_value * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS usd_micros,
+                         coalesce(array_agg(CASE WHEN draw THEN 0 ELSE 1 END ORDER BY campaign_key, claimed_at, id), '{}') AS signs,
                          (SELECT json_build_object('key', campaign_key, 'claimedAt', claimed_at, 'id', id::text)
                             FROM page ORDER BY campaign_key DESC, claimed_at DESC, id DESC LIMIT 1) AS last
                     FROM page`,
@@ -173,8 +176,8 @@ export function createClaimWindowsRepository(db: Database) {
                     FROM campaigns
                    WHERE key = ANY(${sql.param([...new Set(claims!.campaign_keys)])}::integer[])`,
             );
-            const { campaign_keys, claimed_at_us, usd_micros } = claims!;
-            await onChunk({ campaigns: campaigns!, claims: { campaign_keys, claimed_at_us, usd_micros } });
+            const { campaign_keys, claimed_at_us, usd_micros, signs } = claims!;
+            await onChunk({ campaigns: campaigns!, claims: { campaign_keys, claimed_at_us, usd_micros, signs } });
           }
           return { position: { snapshot: head!.snapshot, atMs: head!.at_ms }, version: head!.version };
         },
@@ -239,6 +242,7 @@ interface ChunkRow {
   campaign_keys: number[];
   claimed_at_us: number[];
   usd_micros: number[];
+  signs: number[];
   /** The chunk's last claim, where the next chunk of the same keys starts after. */
   last: { key: number; claimedAt: string; id: string } | null;
 }

@@ -582,6 +582,14 @@ export const claims = pgTable(
     valuePending: boolean('value_pending').notNull().default(false),
     /** The block of the claim's event log, where known (the indexer always knows it; an import file may say it). */
     blockNumber: bigint('block_number', { mode: 'number' }),
+    /**
+     * A RAFFLE's draw: the payout to its winner (a Claimed without a BoostClaimed), written as a row
+     * of the winner so that its amount and USD count in every total and volume, but not a claim: no
+     * claim count, activity feed or claim day includes it. A RAFFLE's entries are claims of amount 0
+     * (decisions section 10), so the write sets it for a positive amount of a RAFFLE ERC20Incentive
+     * (src/ingest/merge.ts).
+     */
+    draw: boolean('draw').notNull().default(false),
   },
   (table) => [
     foreignKey({

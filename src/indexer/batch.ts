@@ -93,6 +93,7 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
     }),
   );
   await Promise.all([...changed].map(([boostId, change]) => rereadIncentives(state, rpc, input.readAt, boostId, change, stored.get(boostId))));
+  journalLaterLogs(state, new Map([...incentivesOf].filter(([boostId]) => events.createdIds.has(boostId) || events.extended.has(boostId))), input.incentiveLogs);
 
   const paramsOf = new Map<string, CampaignRecord>([...stored.entries(), ...state.campaigns.map((record) => [record.identifier, record] as const)]);
   // Read for their incentives' parameters (a raffle's strategy, an allow list to join): nothing of these
@@ -114,6 +115,33 @@ export async function buildBatch(rpc: Rpc, database: DatabaseHandle, id: CoreId,
   }
   const { journal, incentiveRows, basis, skipped } = state;
   return { records, journal, incentives: incentiveRows, basis, claims: claims.length, campaigns: state.campaigns.length, skipped, editBlocks };
+}
+
+/**
+ * A boost built in this range (created, or given an incentive) was read at readAt, after the logs its
+ * incentives emitted in the range (a clawback, a top-up): it is journaled, as built, at the block of
+ * the first of them too, so that a reorganisation that orphans that block and keeps the boost finds
+ * the boost touched and reads its incentives again (src/indexer/rollback.ts).
+ */
+function journalLaterLogs(state: BatchState, built: ReadonlyMap<string, readonly KnownIncentive[]>, incentiveLogs: readonly RawLog[]): void {
+  const boostOf = new Map<string, string>();
+  for (const [boostId, list] of built) for (const incentive of list) if (incentive) boostOf.set(lower(incentive.address), boostId);
+  const firstLog = new Map<string, bigint>();
+  for (const log of incentiveLogs) {
+    const boostId = boostOf.get(lower(log.address));
+    if (boostId === undefined) continue;
+    const blockNumber = BigInt(log.blockNumber);
+    const seen = firstLog.get(boostId);
+    if (seen === undefined || blockNumber < seen) firstLog.set(boostId, blockNumber);
+  }
+  const { chainId, core } = state.id;
+  for (const [boostId, blockNumber] of firstLog) {
+    const record = state.campaigns.find((campaign) => campaign.identifier === boostId);
+    const key = JSON.stringify({ chainId, coreAddress: core, identifier: boostId });
+    // At or before the block that built it, the journal undoes the whole write already.
+    if (!record || state.journal.some((entry) => entry.kind === 'campaign' && entry.naturalKey === key && entry.blockNumber >= blockNumber)) continue;
+    state.journalUndo(blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, record);
+  }
 }
 
 function coreEvents(coreLogs: readonly RawLog[]): CoreEvents {

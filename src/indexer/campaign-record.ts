@@ -184,16 +184,29 @@ export async function rereadIncentives(
 ): Promise<void> {
   if (!previous) return;
   remember(state.basis.campaigns, boostId, previous);
+  state.campaigns.push(await withIncentivesRead(rpc, readAt, previous, change.incentives));
+  const { chainId, core } = state.id;
+  state.journalUndo(change.blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
+}
+
+/**
+ * The campaign with the chain's values (getters and balance, at readAt) of its incentives at these
+ * contracts, and everything else as it was.
+ */
+export async function withIncentivesRead(
+  rpc: Rpc,
+  readAt: bigint,
+  previous: CampaignRecord,
+  contracts: readonly Pick<KnownIncentive, 'address' | 'position'>[],
+): Promise<CampaignRecord> {
   const incentives = [...previous.incentives];
-  for (const row of change.incentives) {
-    const before = incentives[row.position!];
+  for (const row of contracts) {
+    const before = row.position === null ? undefined : incentives[row.position];
     if (!before) continue;
     const read = await readIncentive(rpc, row.address as Address, readAt, BigInt(previous.blockNumber));
     if (!read.known || read.type !== before.type) continue;
     const { balance: _balance, ...rest } = before;
     incentives[row.position!] = { ...rest, params: { ...before.params, ...read.params }, ...(read.balance === null ? {} : { balance: read.balance }) };
   }
-  state.campaigns.push({ ...previous, incentives });
-  const { chainId, core } = state.id;
-  state.journalUndo(change.blockNumber, { kind: 'campaign', deleted: true, chainId, coreAddress: core, identifier: boostId }, previous);
+  return { ...previous, incentives };
 }

@@ -10,10 +10,10 @@ import { buildBatch } from './batch.js';
 import { noneSkipped, type SkippedCounts } from './batch-state.js';
 import type { RawLog } from './raw-log.js';
 import { confirmBasis } from './basis.js';
+import { rollbackRecords } from './rollback.js';
 import {
   type Checkpoint,
   type CoreId,
-  journalAfter,
   loadCheckpoint,
   recentBlocks,
   rewindState,
@@ -122,7 +122,7 @@ export class CoreIndexer {
     const head = latest.number;
     this.head = { number: head, timestamp: Number(latest.timestamp), readAt: Date.now() };
     const safe = head - BigInt(confirmations);
-    if (this.checkpoint && (await this.rolledBack(this.checkpoint))) return 'progressed';
+    if (this.checkpoint && (await this.rolledBack(this.checkpoint, safe))) return 'progressed';
     const indexed = this.checkpoint?.blockNumber ?? this.options.startBlock - 1n;
     if (indexed >= safe) {
       this.report(safe, indexed, { logs: 0, claims: 0, campaigns: 0, skipped: noneSkipped() });
@@ -252,8 +252,12 @@ export class CoreIndexer {
     });
   }
 
-  /** True when the checkpoint's block is no longer on the chain, after undoing the orphaned blocks. */
-  private async rolledBack(checkpoint: Checkpoint): Promise<boolean> {
+  /**
+   * True when the checkpoint's block is no longer on the chain, after undoing the orphaned blocks and
+   * reading again the incentives they touched (at the safe block, as a range reads them, or at the
+   * fork if the new branch is shorter).
+   */
+  private async rolledBack(checkpoint: Checkpoint, safe: bigint): Promise<boolean> {
     const { rpc, database } = this.options;
     const current = await rpc.withRetries(`eth_getBlockByNumber ${checkpoint.blockNumber}`, () =>
       rpc.client.getBlock({ blockNumber: checkpoint.blockNumber }).catch((error: unknown) => {
@@ -284,7 +288,7 @@ export class CoreIndexer {
           'the reorganisation is deeper than INDEXER_REORG_DEPTH',
       );
     }
-    const undo = await journalAfter(database, this.id, fork.blockNumber);
+    const undo = await rollbackRecords(rpc, database, this.id, fork.blockNumber, safe > fork.blockNumber ? safe : fork.blockNumber);
     const rewound = fork;
     await writeRecords(database, undo, { invalid, beforeCommit: (session) => rewindState(session, this.id, rewound) });
     this.log.warn(

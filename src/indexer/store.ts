@@ -233,6 +233,29 @@ export async function journalAfter(database: DatabaseHandle, { chainId, core }: 
   return rows.map((row) => row.record);
 }
 
+/**
+ * The boosts whose incentives blocks after `fork` touched: those with a claim (a raffle draw too) the
+ * blocks wrote, and those the blocks rewrote (an incentive's log, an incentive added). Read before
+ * the rollback deletes the claims.
+ */
+export async function boostsTouchedAfter(database: DatabaseHandle, { chainId, core }: CoreId, fork: bigint): Promise<string[]> {
+  const rows = await read(database, (session) =>
+    session.query<{ boost_id: string }>(
+      sql`SELECT c.identifier::text AS boost_id
+            FROM indexer_writes AS w
+            JOIN claims AS k ON k.chain_id = w.chain_id AND k.tx_hash = w.natural_key::jsonb->>'txHash'
+                            AND k.log_index = (w.natural_key::jsonb->>'logIndex')::integer
+            JOIN campaigns AS c ON c.key = k.campaign_key
+           WHERE w.chain_id = ${chainId} AND w.core_address = ${core} AND w.kind = 'claim' AND w.block_number > ${fork.toString()}
+          UNION
+          SELECT w.natural_key::jsonb->>'identifier'
+            FROM indexer_writes AS w
+           WHERE w.chain_id = ${chainId} AND w.core_address = ${core} AND w.kind = 'campaign' AND w.block_number > ${fork.toString()}`,
+    ),
+  );
+  return rows.map((row) => row.boost_id);
+}
+
 /** In the rollback's transaction: forget the orphaned blocks and move the checkpoint back to the fork. */
 export async function rewindState(session: BulkSession, { chainId, core }: CoreId, fork: Checkpoint): Promise<void> {
   const after = fork.blockNumber.toString();

@@ -249,6 +249,8 @@ const UPSERTS: UpsertSpec[] = [
       col('usd_value', 'coalesce(s.usd_value, v.usd_value, 0)'),
       col('eth_value_wei', 'coalesce(s.eth_value_wei, v.eth_value_wei, 0)'),
       col('value_pending', '(s.usd_value IS NULL AND v.usd_value IS NULL) OR (s.eth_value_wei IS NULL AND v.eth_value_wei IS NULL)'),
+      // A RAFFLE's entries pay nothing: a payout of one is its draw (the claims table's `draw`).
+      col('draw', `coalesce(i.type = 'ERC20Incentive' AND i.params->>'strategy' = '1' AND s.amount > 0, false)`),
     ],
   },
 ];

@@ -57,7 +57,7 @@ export const BAD_REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   listAccessLists: { request: '/campaigns/accesslists?order=UP', error: 'order must be one of: ASC, DESC' },
   getUserProfile: { request: '/users/profile?verbose=1', error: "unknown query parameter 'verbose'" },
-  streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed, campaign.created, campaign.changed, campaign.removed, trending.changed' },
+  streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed' },
 };
 
 /** Where an operation's own refusal differs from the status's usual message. */

@@ -13,14 +13,15 @@ export interface ActivityClaimRow {
 
 /**
  * A campaign's claims, newest first, ties on the claim's own order (its id): one range of
- * claims_campaign_claimed_at_idx read backwards. The total without a claimant is the incentives'
- * maintained claim counters, not a count of the claims. One statement, so one round trip: the
+ * claims_campaign_claimed_at_idx read backwards. A raffle draw is not a claim: it is neither listed
+ * nor counted (GET /events streams it as draw.written). The total without a claimant is the
+ * incentives' maintained claim counters, not a count of the claims. One statement, so one round trip: the
  * page's claims come as a JSON array of [claimant, block timestamp, transaction, incentive position].
  */
 export function createActivityRepository(db: Database) {
   return {
     async findActivity(publicId: string, claimant: string | undefined, page: PageRequest) {
-      const ofClaimant = claimant === undefined ? sql`` : sql`AND w.claimant = ${claimant}`;
+      const ofClaimant = claimant === undefined ? sql`AND NOT w.draw` : sql`AND w.claimant = ${claimant} AND NOT w.draw`;
       const [campaign] = await queryRows<{ list_item: string; live: string; total: number; claims: string }>(
         db,
         sql`SELECT d.list_item, array_to_string(l.incentive_fields || l.list_totals, chr(1)) AS live,

@@ -91,7 +91,10 @@ export function createRewardKitRepository(db: Database) {
       return { state: row!.state, claimantChanged: row!.claimant_changed };
     },
 
-    /** The campaign by public ID with its claim count, newest claims, and `address`'s latest claim transaction. */
+    /**
+     * The campaign by public ID with its claim count, newest claims, and `address`'s latest claim
+     * transaction. A raffle draw is no claim: neither listed nor `address`'s claim.
+     */
     async findReward(publicId: string, claimLimit: number, address: string | undefined) {
       const [campaign] = await queryRows<{ key: number; total_claims: number; address_tx: string | null }>(
         db,
@@ -100,7 +103,7 @@ export function createRewardKitRepository(db: Database) {
                    ${
                      address === undefined
                        ? sql`NULL`
-                       : sql`(SELECT w.tx_hash FROM claims AS w WHERE w.claimant = ${address} AND w.campaign_key = c.key
+                       : sql`(SELECT w.tx_hash FROM claims AS w WHERE w.claimant = ${address} AND w.campaign_key = c.key AND NOT w.draw
                               ORDER BY w.claimed_at DESC, w.id DESC LIMIT 1)`
                    } AS address_tx
               FROM campaigns AS c WHERE c.public_id = ${publicId}`,
@@ -109,7 +112,7 @@ export function createRewardKitRepository(db: Database) {
       const claims = await queryRows<RewardClaimRow>(
         db,
         sql`SELECT claimant, tx_hash, iso_utc(claimed_at) AS claimed_at FROM claims
-             WHERE campaign_key = ${campaign.key} ORDER BY claimed_at DESC, id DESC LIMIT ${claimLimit}`,
+             WHERE campaign_key = ${campaign.key} AND NOT draw ORDER BY claimed_at DESC, id DESC LIMIT ${claimLimit}`,
       );
       return { key: campaign.key, totalClaims: campaign.total_claims, claims, addressTxHash: campaign.address_tx };
     },

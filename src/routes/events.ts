@@ -15,7 +15,8 @@ event: <type>
 data: <JSON>
 \`\`\`
 
-Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`campaign.created\` and
+Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`draw.written\` and
+\`draw.removed\` (ClaimEvent: a RAFFLE's draw, its payout to the winner; not a claim), \`campaign.created\` and
 \`campaign.changed\` (CampaignEvent), \`campaign.removed\` (CampaignRemovedEvent), \`trending.changed\` (TrendingEvent),
 \`refetch\` (RefetchEvent).
 Ids order the events in the order their writes committed, the same on every replica; a client that

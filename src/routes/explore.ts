@@ -50,7 +50,9 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Get events for a specific campaign',
         description:
           "The campaign's claims, newest first (ties on the claim's order), each with the incentive it paid; `claimant` " +
-          'keeps one address\'s claims. `totalActivityCount` counts every page.',
+          'keeps one address\'s claims. `totalActivityCount` counts every page. A RAFFLE\'s entries are its claims; its draw (the ' +
+          'payout to the winner) is not a claim and not listed here, though its amount counts in the incentive\'s `totalAmountClaimed`: ' +
+          'GET /events streams it as `draw.written`.',
         params: ActivityParams,
         querystring: ActivityQuery,
         response: {

@@ -3,7 +3,7 @@ import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.j
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
-export const EVENT_TYPES = ['claim.written', 'claim.removed', 'campaign.created', 'campaign.changed', 'campaign.removed', 'trending.changed'] as const;
+export const EVENT_TYPES = ['claim.written', 'claim.removed', 'draw.written', 'draw.removed', 'campaign.created', 'campaign.changed', 'campaign.removed', 'trending.changed'] as const;
 
 export const ClaimEvent = Type.Object(
   {
@@ -24,7 +24,9 @@ export const ClaimEvent = Type.Object(
     additionalProperties: false,
     description:
       'Data of `claim.written` (a claim committed, or rewritten: its value found when a price arrived) and `claim.removed` ' +
-      '(a claim gone: a chain reorganisation orphaned its block, or it was deleted)',
+      '(a claim gone: a chain reorganisation orphaned its block, or it was deleted); also of `draw.written` and `draw.removed`, ' +
+      "the same for a RAFFLE incentive's draw: its payout to the winner (`claimant`), which adds to the amounts and USD the " +
+      'totals show but is not a claim (no claim count or activity entry)',
   },
 );
 

@@ -52,7 +52,7 @@ export const CriteriaV2 = Type.Object(
 const amount = (description: string) => Type.Unsafe<string>({ ...ref(BigIntString), description });
 const claimTotals = {
   claimedAmount: Type.Optional(amount('Amount claimed so far, in base units of the asset')),
-  totalClaims: Type.Optional(amount('Number of claims so far')),
+  totalClaims: Type.Optional(amount("Number of claims so far (a RAFFLE's entries: its draw is no claim, though totalAmountClaimed includes it)")),
   totalAmountClaimed: Type.Optional(amount('Amount claimed so far, in base units of the asset')),
 };
 const metadata = Type.Optional(Nullable(ref(TokenMetadata)));

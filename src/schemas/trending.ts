@@ -116,7 +116,7 @@ export const TrendingEntry = Type.Object(
     projectUrl: Type.Optional(Type.String({ description: "The template's project's URL; absent without one" })),
     startTime: Nullable(DateTime),
     endTime: Nullable(DateTime),
-    claimCount: Type.Integer({ minimum: 0, description: 'Claims of the campaign, all time' }),
+    claimCount: Type.Integer({ minimum: 0, description: "Claims of the campaign, all time (a RAFFLE's entries; its draw is no claim)" }),
     totalBudget: IntegerString(
       "Budget of the incentives paying the campaign's reward token (its first ERC-20 incentive's), in that token's " +
         'smallest unit; "0" when no incentive pays an ERC-20 token',

@@ -175,7 +175,7 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     expect(await claimsOf()).toHaveLength(3);
   });
 
-  it("pays the raffle's prize to its winner as a claim, and counts the entries as claims() does", async () => {
+  it("pays the raffle's prize to its winner (a draw: no claim), and counts the entries as claims() does", async () => {
     const [c1, c2] = CLAIMANTS;
     await claim(world, boosts[0], 1, c1, NONE);
     await claim(world, boosts[0], 1, c2, NONE);
@@ -201,6 +201,15 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
     expect(payout).toEqual([{ claimant: winner, amount: parseEther('5').toString(), tx_hash: draw!.transactionHash }]);
     const served = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0` })).json<{ incentives: Record<string, string>[] }>();
     expect(served.incentives[1]).toMatchObject({ totalClaims: '2', limit: '1', totalAmountClaimed: parseEther('5').toString(), remainingBalance: '0' });
+    // The draw is no claim: the activity feed lists and counts the BoostClaimed claims alone.
+    const activity = (await app.inject({ url: `/campaigns/${world.chain.chainId}:${lower(core)}:0/activity?pageSize=100` })).json<{
+      totalActivityCount: number;
+      activityEvents: { txHash: string }[];
+    }>();
+    const claimed = (await call(boosts[0].incentives[0], 'claims')) + (await call(boosts[0].incentives[1], 'claims'));
+    expect(activity.totalActivityCount).toBe(Number(claimed));
+    expect(activity.activityEvents).toHaveLength(Number(claimed));
+    expect(activity.activityEvents.map((event) => event.txHash)).not.toContain(draw!.transactionHash);
   });
 
   it("adds an AllowListIncentive's claimants to the list it grants, as the list has them", async () => {
@@ -258,6 +267,57 @@ describe('the indexer follows what changes after creation (SDK bytecode on anvil
       const receipt = await world.chain.public.getTransactionReceipt({ hash: row.tx_hash as Hex });
       expect(receipt.status).toBe('success');
     }
+  });
+
+  it("reads again the balance of an incentive whose claim a reorganisation orphans, read in the same range as a block it keeps", async () => {
+    const before = await claimsOf();
+    const [, , c3] = CLAIMANTS;
+    // Block F (kept): a clawback, so the range that indexes it rewrites boost 0 there, reading its
+    // incentives at the range's end. Block F+1 (orphaned): a claim of the same incentive.
+    await clawback(boosts[0], 0, parseEther('1'));
+    const snapshot = await world.chain.snapshot();
+    const head = await world.chain.public.getBlockNumber();
+    await claim(world, boosts[0], 0, c3, NONE);
+    await indexOnce(world.chain, core, database);
+    await expectServedAsOnChain();
+    expect(await claimsOf()).toHaveLength(before.length + 1);
+
+    // The other branch from F has no log of that incentive.
+    await world.chain.revert(snapshot);
+    expect(await world.chain.public.getBlockNumber()).toBe(head);
+    await world.chain.mine(3);
+    await indexOnce(world.chain, core, database);
+    expect(await claimsOf()).toEqual(before);
+    await expectServedAsOnChain();
+    await expectBudgetsAsOnChain();
+  });
+
+  it('reads again the balance of a boost created in the range whose clawback a reorganisation orphans', async () => {
+    const { core: sdkCore, token } = world.protocol;
+    // Block F (kept): a new boost. Block F+1 (orphaned): a clawback from it. One range indexes both,
+    // reading the new boost's incentive after the clawback.
+    const fresh = await sdkCore.createBoost({
+      ...boostBasics(world.protocol),
+      maxParticipants: 0n,
+      allowList: sdkCore.OpenAllowList(),
+      incentives: [sdkCore.ERC20Incentive({ asset: token, strategy: StrategyType.POOL, reward: parseEther('1'), limit: 4n, manager: world.protocol.budget.assertValidAddress() })],
+    });
+    const url = `/campaigns/${world.chain.chainId}:${lower(core)}:${fresh.id}`;
+    const snapshot = await world.chain.snapshot();
+    const head = await world.chain.public.getBlockNumber();
+    await clawback(fresh, 0, parseEther('1'));
+    await indexOnce(world.chain, core, database);
+    const held = () => balanceOf(token, fresh.incentives[0]!.assertValidAddress());
+    const served = async () => (await app.inject({ url })).json<{ incentives: Record<string, string>[] }>().incentives[0]!;
+    expect((await served()).remainingBalance).toBe((await held()).toString());
+
+    await world.chain.revert(snapshot);
+    expect(await world.chain.public.getBlockNumber()).toBe(head);
+    await world.chain.mine(3);
+    await indexOnce(world.chain, core, database);
+    expect((await served()).remainingBalance).toBe(parseEther('4').toString());
+    expect((await served()).remainingBalance).toBe((await held()).toString());
+    await expectBudgetsAsOnChain();
   });
 
   it('undoes what a revert to a shorter chain orphans (the checkpoint block is gone)', async () => {

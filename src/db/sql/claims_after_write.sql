@@ -5,21 +5,23 @@
 -- 1. The claim change feed (claim_changes) that the readers keeping volumes in memory poll
 --    (src/claim-volumes/claim-windows.ts): +1 for a claim added, -1 for one removed, both for an update
 --    that moves a claim between campaigns or instants, the difference (sign 0) for an update of its
---    value alone. A bulk load (refresh deferred) or a TRUNCATE records one reload marker (sign 0,
---    no campaign) instead of a row per claim.
--- 2. The incentives' claim totals: claims are the source of truth for what was paid. Then what the
---    totals show: the campaigns' campaign_live rows and trending entry versions, and their flags
---    where an incentive crossed its claim limit or budget (either way). This trigger does that itself
---    for the campaigns it knows, and tells incentives_after_write() (campaign_service.claims_writing)
+--    value alone. A raffle draw (`draw`) is not a claim: it only adds its value (sign 0, the value
+--    signed) and takes it away again, so volumes count its USD and not it. A bulk load (refresh
+--    deferred) or a TRUNCATE records one reload marker (sign 0, no campaign) instead of a row per claim.
+-- 2. The incentives' claim totals: claims are the source of truth for what was paid (a draw's amount
+--    and USD included; its row is not counted as a claim). Then what the totals show: the campaigns'
+--    campaign_live rows and trending entry versions, and their flags where an incentive crossed its
+--    claim limit or budget (either way). This trigger does that itself for the campaigns it knows,
+--    and tells incentives_after_write() (campaign_service.claims_writing)
 --    that the totals update is its own: that trigger would otherwise find the same campaigns again by
 --    joining the update's old and new rows.
 -- 3. The claimant feed (claimant_changes) for the API's kept reward-kit profiles
 --    (claimant_changed_since()): only inserts, so that writers of one claimant never wait on each other.
 -- 4. A notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones), so
 --    that an idle reader polls the feed when something changed instead of every second.
--- 5. The events the API streams (GET /events): a claim written or removed, each campaign whose totals
---    changed, or, for a bulk load or a TRUNCATE, one event telling clients to refetch; ordered at
---    commit (record_event_transaction()).
+-- 5. The events the API streams (GET /events): a claim (a draw: draw.*) written or removed, each
+--    campaign whose totals changed, or, for a bulk load or a TRUNCATE, one event telling clients to
+--    refetch; ordered at commit (record_event_transaction()).
 --
 -- A bulk load defers 2 and 3 (refresh_deferred()): it calls recompute_incentive_totals() and
 -- refresh_campaigns() at its end and bumps campaign_set_version, against which kept profiles are
@@ -84,20 +86,21 @@ BEGIN
 
   IF TG_OP = 'INSERT' THEN
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
-    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, 1
+    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END
       FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key;
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)
-    SELECT 'claim.written', n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
+    SELECT CASE WHEN n.draw THEN 'draw.written' ELSE 'claim.written' END, n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
       FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key
      ORDER BY n.id;
   ELSIF TG_OP = 'DELETE' THEN
     -- A claim deleted with its campaign (a cascade) no longer finds it: its public ID is not needed
     -- then (the reader knows every campaign whose claims it counted), so any text will do.
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
-    SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at, o.usd_value, -1
+    SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at,
+           CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END, CASE WHEN o.draw THEN 0 ELSE -1 END
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)
-    SELECT 'claim.removed', o.chain_id, c.public_id, o.claimant, claim_event_data(o, c.public_id)
+    SELECT CASE WHEN o.draw THEN 'draw.removed' ELSE 'claim.removed' END, o.chain_id, c.public_id, o.claimant, claim_event_data(o, c.public_id)
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key
      ORDER BY o.id;
   ELSE
@@ -108,21 +111,22 @@ BEGIN
     SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
-     CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, o.usd_value, -1, true),
-                                (n.campaign_key, n.claimed_at, n.usd_value, 1, true),
+     CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END,
+                                 CASE WHEN o.draw THEN 0 ELSE -1 END, true),
+                                (n.campaign_key, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END, true),
                                 (n.campaign_key, n.claimed_at, n.usd_value - o.usd_value, 0, false))
                         AS change(campaign_key, claimed_at, usd_value, sign, moved)
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
-     WHERE (o.campaign_key, o.claimed_at, o.usd_value) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value)
-       AND change.moved = ((o.campaign_key, o.claimed_at) <> (n.campaign_key, n.claimed_at));
+     WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw)
+       AND change.moved = ((o.campaign_key, o.claimed_at, o.draw) <> (n.campaign_key, n.claimed_at, n.draw));
     -- A claim rewritten (its value found when a price arrived, a record imported again) is written
     -- again, as its clients see it; an update that changes nothing they see sends nothing.
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)
-    SELECT 'claim.written', n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
+    SELECT CASE WHEN n.draw THEN 'draw.written' ELSE 'claim.written' END, n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
       LEFT JOIN campaigns AS c ON c.key = n.campaign_key
-     WHERE claim_event_data(o, NULL) IS DISTINCT FROM claim_event_data(n, NULL) OR o.campaign_key <> n.campaign_key
+     WHERE claim_event_data(o, NULL) IS DISTINCT FROM claim_event_data(n, NULL) OR o.campaign_key <> n.campaign_key OR o.draw <> n.draw
      ORDER BY n.id;
   END IF;
   PERFORM record_event_transaction();
@@ -142,9 +146,10 @@ BEGIN
              total_usd_claimed = i.total_usd_claimed + d.usd
         FROM (SELECT change.campaign_key, change.incentive_position,
                      sum(change.claim_count) AS claim_count, sum(change.amount) AS amount, sum(change.usd) AS usd
-                FROM (SELECT n.campaign_key, n.incentive_position, 1 AS claim_count, n.amount, n.usd_value AS usd FROM new_claims AS n
+                FROM (SELECT n.campaign_key, n.incentive_position, CASE WHEN n.draw THEN 0 ELSE 1 END AS claim_count, n.amount, n.usd_value AS usd
+                        FROM new_claims AS n
                       UNION ALL
-                      SELECT o.campaign_key, o.incentive_position, -1, -o.amount, -o.usd_value FROM old_claims AS o) AS change
+                      SELECT o.campaign_key, o.incentive_position, CASE WHEN o.draw THEN 0 ELSE -1 END, -o.amount, -o.usd_value FROM old_claims AS o) AS change
                GROUP BY change.campaign_key, change.incentive_position) AS d
        WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
       RETURNING i.campaign_key,
@@ -162,7 +167,7 @@ BEGIN
          SET total_claims = i.total_claims + d.claim_count,
              total_amount_claimed = i.total_amount_claimed + d.amount,
              total_usd_claimed = i.total_usd_claimed + d.usd
-        FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+        FROM (SELECT campaign_key, incentive_position, count(*) FILTER (WHERE NOT draw) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
                 FROM new_claims GROUP BY campaign_key, incentive_position) AS d
        WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
       RETURNING i.campaign_key,
@@ -180,7 +185,7 @@ BEGIN
          SET total_claims = i.total_claims - d.claim_count,
              total_amount_claimed = i.total_amount_claimed - d.amount,
              total_usd_claimed = i.total_usd_claimed - d.usd
-        FROM (SELECT campaign_key, incentive_position, count(*) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
+        FROM (SELECT campaign_key, incentive_position, count(*) FILTER (WHERE NOT draw) AS claim_count, sum(amount) AS amount, sum(usd_value) AS usd
                 FROM old_claims GROUP BY campaign_key, incentive_position) AS d
        WHERE i.campaign_key = d.campaign_key AND i.position = d.incentive_position
       RETURNING i.campaign_key,

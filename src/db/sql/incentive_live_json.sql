@@ -3,19 +3,13 @@
 -- claim rewrites this short text rather than its campaign's whole list item and detail. An
 -- ERC20Incentive's `limit` is the claims it has left (decisions section 10): its limit() less its claims.
 -- remainingBalance is what it holds (total_budget is the chain's balance plus what was paid, when read).
--- A RAFFLE's claims are its entries and the draw's payout to the winner, a claim of `reward` (the only
--- claims of a RAFFLE that pay): its totalClaims and claims left count the entries, as claims() does.
+-- A RAFFLE's claims are its entries, as claims() counts them: its draw is no claim (claims.draw).
 -- STABLE, not IMMUTABLE: `text || numeric` is stable, and a function declared more strictly than its
 -- body is never inlined; planning the body on every call made it cost ten times the inlined form.
 CREATE OR REPLACE FUNCTION incentive_live_json(i incentives) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN i.type = 'ERC20Incentive' AND i.params ? 'limit'
-              THEN '"limit":"' || greatest((i.params->>'limit')::numeric
-                                            - CASE WHEN i.params->>'strategy' = '1' AND (i.params->>'reward')::numeric > 0
-                                                   THEN i.total_claims - div(i.total_amount_claimed, (i.params->>'reward')::numeric)
-                                                   ELSE i.total_claims END, 0) || '",' ELSE '' END
-    || '"claimedAmount":"' || i.total_amount_claimed || '","totalClaims":"'
-    || CASE WHEN i.type = 'ERC20Incentive' AND i.params->>'strategy' = '1' AND (i.params->>'reward')::numeric > 0
-            THEN i.total_claims - div(i.total_amount_claimed, (i.params->>'reward')::numeric) ELSE i.total_claims END
+              THEN '"limit":"' || greatest((i.params->>'limit')::numeric - i.total_claims, 0) || '",' ELSE '' END
+    || '"claimedAmount":"' || i.total_amount_claimed || '","totalClaims":"' || i.total_claims
     || '","totalAmountClaimed":"' || i.total_amount_claimed
     || '","remainingBalance":"' || greatest(coalesce(i.total_budget, 0) - i.total_amount_claimed, 0) || '"';
 $$;

@@ -20,10 +20,11 @@ BEGIN
     SELECT u.address, u.score FROM users AS u WHERE u.id = user_id
   ),
   caller_claims AS MATERIALIZED (
-    SELECT c.claimed_at, c.eth_value_wei FROM claims AS c WHERE c.claimant = (SELECT address FROM caller)
+    SELECT c.claimed_at, c.eth_value_wei, c.draw FROM claims AS c WHERE c.claimant = (SELECT address FROM caller)
   ),
   claim_days AS (
-    SELECT DISTINCT (claimed_at AT TIME ZONE 'UTC')::date AS day FROM caller_claims
+    -- A raffle draw paid the user (ETH earned) but is no claim of theirs: no claim day, not the last claim.
+    SELECT DISTINCT (claimed_at AT TIME ZONE 'UTC')::date AS day FROM caller_claims WHERE NOT draw
   ),
   runs AS (
     -- Consecutive days share the same day minus row number: the classic gaps-and-islands grouping.
@@ -36,7 +37,7 @@ BEGIN
   SELECT caller.score,
          (SELECT count(*)::integer + 1 FROM users AS other WHERE other.score > caller.score),
          (SELECT coalesce(sum(eth_value_wei), 0)::text FROM caller_claims),
-         (SELECT to_char(max(claimed_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM caller_claims),
+         (SELECT to_char(max(claimed_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM caller_claims WHERE NOT draw),
          (SELECT coalesce(json_agg(json_build_object('lastDay', to_char(last_day, 'YYYY-MM-DD'), 'days', days)
                                    ORDER BY last_day DESC), '[]'::json)
             FROM runs)

@@ -1,0 +1,1 @@
+ALTER TABLE "claims" ADD COLUMN "draw" boolean DEFAULT false NOT NULL;
