@@ -586,7 +586,7 @@ export const claims = pgTable(
      * A RAFFLE's draw: the payout to its winner (a Claimed without a BoostClaimed), written as a row
      * of the winner so that its amount and USD count in every total and volume, but not a claim: no
      * claim count, activity feed or claim day includes it. A RAFFLE's entries are claims of amount 0
-     * (decisions section 10), so the write sets it for a positive amount of a RAFFLE ERC20Incentive
+     *, so the write sets it for a positive amount of a RAFFLE ERC20Incentive
      * (src/ingest/merge.ts).
      */
     draw: boolean('draw').notNull().default(false),
