@@ -11,6 +11,14 @@ describe('README.md', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
   });
 
+  it('has no table row outside its table (a row after a blank or prose line renders as text)', () => {
+    const lines = readme.split('\n');
+    const stray = lines.filter(
+      (line, index) => line.startsWith('|') && !lines[index - 1]?.startsWith('|') && !/^\|[\s:|-]+\|$/.test(lines[index + 1] ?? ''),
+    );
+    expect(stray).toEqual([]);
+  });
+
   it('lists the error statuses the API document lists, no more and no fewer', () => {
     const statusesOf = (text: string) => [...new Set(text.match(/\b[45]\d\d\b/g))].sort();
     const bullet = /^- \*\*Errors\*\*:([\s\S]*?)^- \*\*/m.exec(readme)?.[1];
