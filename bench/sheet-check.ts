@@ -1,7 +1,7 @@
 /**
  * The public API sheet's client (test/contract/public-api-sheet.ts, written from the sheet alone)
  * against any database, for the data sets the contract test cannot hold (the 100,000-campaign set):
- * every one of the eighteen operations, with the parameters the contract test uses, on ids read
+ * every one of the eighteen JSON operations, with the parameters the contract test uses, on ids read
  * from that database. Every answer must be a 200 that the sheet's schema accepts.
  *
  *   npm run check:sheet -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000
@@ -10,12 +10,12 @@
  * benchmark does, and revokes it when done. Exits 1 on the first answer the sheet refuses, with
  * the operation and the reason.
  */
-import { parseArgs } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { type SQL, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
+import { EXIT_USAGE, parseCommandLine, UsageError } from '../src/cli/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { createApiTokensRepository } from '../src/repositories/api-tokens.repository.js';
@@ -27,13 +27,27 @@ import { walkEveryOperation } from '../test/contract/sheet-walk.js';
 type FormatsPlugin = typeof ajvFormats extends { default: infer Plugin } ? Plugin : typeof ajvFormats;
 const addFormats = ('default' in ajvFormats ? ajvFormats.default : ajvFormats) as FormatsPlugin;
 
-const { values: options } = parseArgs({ options: { database: { type: 'string' } } });
-if (!options.database) {
-  console.error('usage: npm run check:sheet -- --database <postgres URL of a seeded database>');
-  process.exit(2);
+const USAGE = `Usage: npm run check:sheet -- --database <postgres URL of a seeded database>
+
+Runs the public API sheet's client (test/contract/public-api-sheet.ts) over every one of the eighteen
+JSON operations on the ids of that database, with a bearer token it issues for its top user and
+revokes when done. Exits 1 on the first answer that is not a 200 the sheet accepts.`;
+
+/** The database to check; --help prints the usage and exits 0, a wrong command line exits 2, as the commands of src/cli/ do. */
+function databaseUrl(): string {
+  try {
+    const parsed = parseCommandLine(USAGE, { options: { database: { type: 'string' } } });
+    if (!parsed) process.exit(0);
+    if (!parsed.values.database) throw new UsageError('--database is required');
+    return parsed.values.database;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(EXIT_USAGE);
+  }
 }
 
-const config = loadConfig({ DATABASE_URL: options.database, LOG_LEVEL: 'warn', RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_MAX: '0' });
+const config = loadConfig({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_MAX: '0' });
 const database = await openDatabase(config);
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);

@@ -203,6 +203,7 @@ export async function buildApp(
         pollMs: config.INDEXED_BLOCKS_POLL_MS,
         waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS),
         logger,
+        startup,
       }),
     maxWaitMs: config.READ_YOUR_WRITES_MAX_WAIT_MS,
   });

@@ -17,8 +17,8 @@ const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRE
 
 Follows BoostCore deployments into DATABASE_URL (or the embedded database) through src/ingest/, and
 runs the price job beside it (PRICE_SOURCES; none turns it off).
-Without flags it follows what the settings name (CHAIN_RPC_URLS, INDEXER_CORES; README "Data from the
-chain"). With --rpc-url and --chain-id it follows one core: --core (default: the protocol's deployment
+Without flags it follows what the settings name (CHAIN_RPC_URLS, INDEXER_CORES; docs/operations.md,
+"Data from the chain"). With --rpc-url and --chain-id it follows one core: --core (default: the protocol's deployment
 on that chain) from --from-block (default: its deployment block; only used when the core has no
 checkpoint yet). --confirmations overrides INDEXER_CONFIRMATIONS. --once indexes up to the head minus
 the confirmations, asks the price sources for what the claims need, then exits 0.`;

@@ -22,8 +22,8 @@ One deployment may serve both, and the two URLs may be the same.
 
 ## Authentication
 The public operations need no credential. The staging operations need \`Authorization: Bearer <token>\`: a missing,
-invalid or revoked token is a 401 with \`WWW-Authenticate: Bearer\`; a valid token asking for another user's data is a
-403. Operators issue tokens with \`npm run token\`; the embedded demo prints a ready one when it starts.
+invalid or revoked token is a 401 with \`WWW-Authenticate: Bearer\`; a valid token asking for another user's data is
+a 403. Operators issue tokens with \`npm run token\`; the embedded demo prints a ready one when it starts.
 
 ## Errors
 Every error, of every operation and of the server itself, is \`application/json\` with exactly one key:
@@ -36,8 +36,10 @@ Every error, of every operation and of the server itself, is \`application/json\
 | 403 | The token is valid but asks for another user's data. |
 | 404 | Unknown campaign, or unknown route. |
 | 405 | Known path, other method; \`Allow\` lists the methods. |
+| 413 | A request body over 1 MiB, with a method other than GET or HEAD (no operation takes a body). |
 | 414 | Request URL longer than 8192 characters. |
 | 429 | Rate limited; \`Retry-After\` says when to try again. |
+| 431 | Request headers over 16 KiB all together. |
 | 500 | Unexpected failure; the message is generic, the detail is logged under the request id. |
 | 503 | Database unavailable or server shutting down; retry after \`Retry-After\` seconds. |
 | 504 | The query exceeded its time budget; narrow it down or retry. |

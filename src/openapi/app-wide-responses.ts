@@ -1,6 +1,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ErrorResponse } from '../schemas/common.js';
 import { ref } from '../schemas/typebox.js';
+import { settingDefault } from '../setting-defaults.js';
 
 /**
  * Responses that app-wide plugins add to every operation, documented here once rather than in
@@ -25,7 +26,10 @@ const cacheHeaders = {
     type: 'string',
     description: 'Entity tag of the body, strong; its weak form (`W/`) when the answer is compressed. Send it back in If-None-Match',
   },
-  'Cache-Control': { type: 'string', description: '`public, max-age=<seconds>` (10 by default)' },
+  'Cache-Control': {
+    type: 'string',
+    description: `\`public, max-age=<seconds>\` (${settingDefault('CACHE_MAX_AGE_S')} by default, \`CACHE_MAX_AGE_S\`)`,
+  },
   'Indexed-Blocks': {
     type: 'string',
     description:
@@ -35,7 +39,9 @@ const cacheHeaders = {
   },
   Age: {
     type: 'integer',
-    description: "Seconds since the database produced this answer, when it comes from the server's response cache (at most RESPONSE_CACHE_TTL_MS)",
+    description:
+      "Seconds since the database produced this answer, when it comes from the server's response cache " +
+      `(which keeps an answer at most ${settingDefault('RESPONSE_CACHE_TTL_MS')} by default, \`RESPONSE_CACHE_TTL_MS\`)`,
   },
 };
 

@@ -3,6 +3,7 @@ import type { FastifyInstance, onRequestHookHandler, preHandlerAsyncHookHandler 
 import fp from 'fastify-plugin';
 import { badRequest, serviceUnavailable } from '../errors.js';
 import type { IndexedBlocks } from '../services/indexed-blocks.js';
+import { settingDefault } from '../setting-defaults.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,7 +24,8 @@ export const MinBlockParameter = Type.String({
   description:
     'Read your own writes: answer only from data that includes this block of this chain (`<chain_id>:<block_number>`), ' +
     'e.g. the block of the transaction the client just sent. The server waits until the indexer has written the block, ' +
-    'at most the bound that a 503 names (READ_YOUR_WRITES_MAX_WAIT_MS), and never answers from the cache of an answer ' +
+    `at most the bound that a 503 names (${settingDefault('READ_YOUR_WRITES_MAX_WAIT_MS')} by default, \`READ_YOUR_WRITES_MAX_WAIT_MS\`), and never answers` +
+    ' from the cache of an answer ' +
     "that might not include it. A chain the indexer does not follow is a 400. Without it, an answer reflects at least the blocks its Indexed-Blocks header names.",
 });
 

@@ -5,6 +5,7 @@ import { badRequest, HttpError, RETRY_AFTER_SECONDS, serviceUnavailable } from '
 import { type EventFilter, openingFrame, parseEventId } from '../events/index.js';
 import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent, TrendingEvent } from '../schemas/events.js';
 import { ref } from '../schemas/typebox.js';
+import { settingDefault } from '../setting-defaults.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 
 const STREAM_DESCRIPTION = `Server-Sent Events (text/event-stream). Each event is
@@ -25,9 +26,23 @@ within the retention of 15 minutes; older, one \`refetch\` event, then the strea
 The stream opens with an id line alone (\`id: 1842\`, where it starts), so that a client that loses
 it before its first event resumes from there. A \`Last-Event-ID\` this server's event log has not
 reached gets a \`refetch\` at once (its id is where the stream goes on from), never silence.
-A comment line (\`: heartbeat\`) comes every EVENTS_HEARTBEAT_MS on an idle stream. A stream is written
-as fast as its client reads, whatever arrives at once; a client that reads nothing for EVENTS_STALL_MS
-while events wait for it is disconnected, and resumes with Last-Event-ID.`;
+A comment line (\`: heartbeat\`) comes on an idle stream, every ${settingDefault('EVENTS_HEARTBEAT_MS')} by default
+(\`EVENTS_HEARTBEAT_MS\`). A stream is written as fast as its client reads, whatever arrives at once; a client that
+reads nothing while events wait for it, for ${settingDefault('EVENTS_STALL_MS')} by default (\`EVENTS_STALL_MS\`), is
+disconnected, and resumes with Last-Event-ID.`;
+
+// Swagger UI waits for a whole answer before it shows one, and a stream never ends: its Execute spins.
+const OPERATION_DESCRIPTION = `Opens a Server-Sent Events stream of the changes the filters select: claims written and removed,
+campaigns created, changed and removed, as their transactions commit, and the 1h and 24h trending top when it moves.
+Filters combine with AND. By default a client IP may hold at most ${settingDefault('EVENTS_MAX_STREAMS_PER_IP')} streams
+(\`EVENTS_MAX_STREAMS_PER_IP\`), and a server process at most ${settingDefault('EVENTS_MAX_STREAMS')} (\`EVENTS_MAX_STREAMS\`).
+
+This page cannot show a stream: "Execute" waits for an answer that never ends. Watch one from a terminal instead
+(\`-N\` prints each event as it comes), or with \`EventSource\` in a browser:
+
+\`\`\`
+curl -N 'http://127.0.0.1:3000/events?type=claim.written,campaign.created'
+\`\`\``;
 
 const STREAM_EXAMPLE =
   'retry: 1000\nid: 1841\n\n' +
@@ -47,10 +62,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'streamEvents',
         tags: ['events'],
         summary: 'Stream changes as they happen',
-        description:
-          'Opens a Server-Sent Events stream of the changes the filters select: claims written and removed, campaigns ' +
-          'created, changed and removed, as their transactions commit, and the 1h and 24h trending top when it moves. Filters combine with AND. At most EVENTS_MAX_STREAMS_PER_IP streams per client IP and ' +
-          'EVENTS_MAX_STREAMS per server process.',
+        description: OPERATION_DESCRIPTION,
         querystring: EventsQuery,
         response: {
           200: {
@@ -58,8 +70,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
             content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(CampaignEvent), ref(CampaignRemovedEvent), ref(TrendingEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
           },
           400: PUBLIC_ERROR_RESPONSES[400],
-          429: { ...PUBLIC_ERROR_RESPONSES[400], description: 'This client IP holds EVENTS_MAX_STREAMS_PER_IP streams open already; retry after Retry-After seconds' },
-          503: { ...PUBLIC_ERROR_RESPONSES[503], description: 'This process holds EVENTS_MAX_STREAMS streams, or the database is unavailable; retry after Retry-After seconds' },
+          429: {
+            ...PUBLIC_ERROR_RESPONSES[400],
+            description: `This client IP holds as many streams open as it may already (${settingDefault('EVENTS_MAX_STREAMS_PER_IP')} by default, \`EVENTS_MAX_STREAMS_PER_IP\`); retry after Retry-After seconds`,
+          },
+          503: {
+            ...PUBLIC_ERROR_RESPONSES[503],
+            description: `This process holds as many streams as it may (${settingDefault('EVENTS_MAX_STREAMS')} by default, \`EVENTS_MAX_STREAMS\`), or the database is unavailable; retry after Retry-After seconds`,
+          },
         },
       },
     },

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.js';
+import { settingDefault } from '../setting-defaults.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
@@ -74,8 +75,9 @@ export const TrendingEvent = Type.Object(
     $id: 'TrendingEvent',
     additionalProperties: false,
     description:
-      'Data of `trending.changed`: the top of a period when its campaigns, order or volumes moved, at most once a second per period ' +
-      '(EVENTS_TRENDING_MS). Derived by each server from its claim volumes: its id follows the last event it reflects, and a stream that ' +
+      'Data of `trending.changed`: the top of a period when its campaigns, order or volumes moved, at most once every ' +
+      `${settingDefault('EVENTS_TRENDING_MS')} per period by default (\`EVENTS_TRENDING_MS\`). Derived` +
+      ' by each server from its claim volumes: its id follows the last event it reflects, and a stream that ' +
       'resumes gets the tops its server sent since. Filters by campaign, claimant or chain leave it out',
   },
 );

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChainPosition } from '../repositories/indexed-blocks.repository.js';
+import type { StartupStatus } from '../startup-status.js';
 
 export interface IndexedBlocksOptions {
   /** Reads every chain's position from the database the answers are read from. */
@@ -9,6 +10,11 @@ export interface IndexedBlocksOptions {
   /** How often they are read while a request waits for a block (read your writes). */
   waitPollMs: number;
   logger: Pick<Logger, 'warn'>;
+  /**
+   * Start-up work the background reads wait for: before the first migrations the table they read
+   * does not exist, and a warning with its stack is what a newcomer's first start would show.
+   */
+  startup?: StartupStatus;
 }
 
 /** What became of a wait for a block: written, not within the time allowed, or a chain the indexer does not follow. */
@@ -132,6 +138,8 @@ export class IndexedBlocks {
     this.due = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // No read until the start-up work is done (the API answers 503 until then): asked again soon.
+      if (this.options.startup?.pending() !== undefined) return this.schedule(this.options.waitPollMs);
       void this.refresh().then(() => this.schedule(this.waiters.size > 0 ? this.options.waitPollMs : this.options.pollMs));
     }, delayMs);
     this.timer.unref();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,6 +73,13 @@ describe('the commands: --help, unknown flags, a busy embedded database', { time
       expect({ script, code: result.code, stderr: result.stderr }).toEqual({ script, code: 0, stderr: '' });
       expect(result.stdout, script).toMatch(/^Usage:\s/);
     }
+    // A section a usage points to (`docs/operations.md, "Data from the chain"`) is a heading of that file.
+    for (const [script, result] of results) {
+      for (const [, file, section] of result.stdout.replace(/\s+/g, ' ').matchAll(/\b(README|docs\/[\w-]+\.md),? "([^"]+)"/g)) {
+        const markdown = readFileSync(file === 'README' ? 'README.md' : file!, 'utf8');
+        expect(markdown.split('\n'), `${script} points to ${file} "${section}"`).toContainEqual(expect.stringMatching(new RegExp(`^#+ ${section}$`)));
+      }
+    }
     const short = await command('cli/migrate', ['-h']);
     expect(short.code).toBe(0);
     expect(short.stdout).toMatch(/^Usage: npm run db:migrate/);
@@ -101,6 +108,29 @@ describe('the commands: --help, unknown flags, a busy embedded database', { time
     expect(seed.code).toBe(2);
     expect(seed.stderr).toContain("Option '--campaigns <value>' argument missing");
     expect(exported.code).toBe(2);
+    expect(existsSync(untouched)).toBe(false);
+  });
+
+  it('npm run check:sheet (bench/, run from source by tsx) answers --help and a bad command line as the commands do', async () => {
+    const checkSheet = async (args: string[]): Promise<Result> => {
+      try {
+        const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bench/sheet-check.ts', ...args], {
+          env: { PATH: process.env.PATH, PGLITE_DATA_DIR: untouched, LOG_LEVEL: 'silent' },
+          timeout: 60_000,
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const { code, stdout, stderr } = error as Result;
+        return { code, stdout, stderr };
+      }
+    };
+    const [help, unknown, missing] = [await checkSheet(['--help']), await checkSheet(['--bogus-flag']), await checkSheet([])];
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: npm run check:sheet -- --database /);
+    expect({ code: unknown.code, stdout: unknown.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^unknown option --bogus-flag\n\nUsage:\s/);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^--database is required\n\nUsage:\s/);
     expect(existsSync(untouched)).toBe(false);
   });
 

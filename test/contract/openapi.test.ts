@@ -4,8 +4,10 @@ import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { generateOpenApiDocument } from '../../src/cli/openapi-document.js';
+import { ConfigSchema } from '../../src/config.js';
 import { ErrorResponse } from '../../src/schemas/common.js';
 import { ref } from '../../src/schemas/typebox.js';
+import { settingDefault } from '../../src/setting-defaults.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
@@ -17,6 +19,7 @@ import { expectToMatchSchema } from '../helpers/schema.js';
 
 interface Operation {
   operationId?: string;
+  description?: string;
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
@@ -64,6 +67,15 @@ function operationsOf(document: Document): [string, Operation][] {
 }
 
 const componentName = (schemaRef: string | undefined) => schemaRef?.replace('#/components/schemas/', '');
+
+/** Every `description` of the document, with where it is. */
+function descriptionsOf(node: unknown, at = ''): [string, string][] {
+  if (Array.isArray(node)) return node.flatMap((item, index) => descriptionsOf(item, `${at}[${index}]`));
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]): [string, string][] =>
+    key === 'description' && typeof value === 'string' ? [[at, value]] : descriptionsOf(value, `${at}.${key}`),
+  );
+}
 
 describe('the OpenAPI document', () => {
   let generated: string;
@@ -157,18 +169,41 @@ describe('the OpenAPI document', () => {
 
   it('has no description that Markdown would cut: every <placeholder> is in a code span', () => {
     const cut: string[] = [];
-    const walk = (node: unknown, at: string): void => {
-      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}[${index}]`));
-      if (node === null || typeof node !== 'object') return;
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'description' && typeof value === 'string') {
-          const prose = value.replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '').replace(/<\/?(details|summary)>/g, '');
-          for (const tag of prose.match(/<[^>]*>/g) ?? []) cut.push(`${at}: ${tag}`);
-        } else walk(value, `${at}.${key}`);
-      }
-    };
-    walk(document, '');
+    for (const [at, description] of descriptionsOf(document)) {
+      const prose = description.replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '').replace(/<\/?(details|summary)>/g, '');
+      for (const tag of prose.match(/<[^>]*>/g) ?? []) cut.push(`${at}: ${tag}`);
+    }
     expect(cut).toEqual([]);
+  });
+
+  it('has no description line that Markdown would start a numbered list with (a wrapped sentence ending "is a" / "403. ...")', () => {
+    const numbered = descriptionsOf(document).flatMap(([at, description]) =>
+      description
+        .split('\n')
+        .filter((line) => /^\s*\d+[.)]\s/.test(line))
+        .map((line) => `${at}: ${line}`),
+    );
+    expect(numbered).toEqual([]);
+  });
+
+  it('gives the default value beside every setting a description names (a frontend developer needs the number)', () => {
+    const settings = Object.keys(ConfigSchema.properties) as (keyof typeof ConfigSchema.properties)[];
+    const bare: string[] = [];
+    for (const [at, description] of descriptionsOf(document)) {
+      // The sentence (or parenthesis) that names the setting says its value.
+      for (const sentence of description.split(/\.\s/)) {
+        for (const name of settings.filter((setting) => new RegExp(`\\b${setting}\\b`).test(sentence))) {
+          if (!/by default/i.test(sentence) || !sentence.includes(settingDefault(name))) bare.push(`${at}: ${name} in "${sentence}"`);
+        }
+      }
+    }
+    expect(bare).toEqual([]);
+  });
+
+  it('tells on GET /events that this page cannot show a stream, and how to watch one', () => {
+    const description = document.paths['/events']!.get!.description ?? '';
+    expect(description).toContain('This page cannot show a stream');
+    expect(description).toMatch(/curl -N '[^']*\/events\?/);
   });
 
   it('gives every operation a 200 example that matches its schema', () => {

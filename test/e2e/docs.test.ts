@@ -52,8 +52,11 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+    const documentsLoaded: string[] = [];
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+      const { pathname } = new URL(response.url());
+      if (pathname === '/openapi.json' || pathname.startsWith('/docs/json') || pathname.startsWith('/docs/yaml')) documentsLoaded.push(pathname);
     });
     // Offline: anything but this server (a CDN, a font, a validator badge) is refused and reported.
     await page.route('**/*', async (route) => {
@@ -86,6 +89,9 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
     expect(Buffer.from(source.split(',')[1] ?? '', 'base64').toString('utf8')).toContain('Reward Campaign Service API');
     expect(await page.locator('.topbar a.link svg').count(), "Swagger's own logo is gone").toBe(0);
     expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/\/theme\/favicon\.svg$/);
+    // The document at the address the README gives, named so in the top bar, never the plugin's /docs/json.
+    expect(documentsLoaded).toEqual(['/openapi.json']);
+    expect(await page.locator('.topbar select option:checked').innerText()).toBe('/openapi.json');
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

@@ -8,8 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
  * examples/campaigns.ndjson, the file the walk-through of docs/operations.md ("Your own data")
- * imports: the commands it shows (a dry run, then the import) accept it, and the API then answers
- * with its campaigns, their claims and its tokens' prices.
+ * imports: the commands it shows (a dry run, the import, a token for the file's user) accept it, and
+ * the API then answers with its campaigns, their claims and its tokens' prices, and the token with
+ * that user's profile.
  */
 
 const run = promisify(execFile);
@@ -17,7 +18,9 @@ const EXAMPLE = 'examples/campaigns.ndjson';
 const records = readFileSync(EXAMPLE, 'utf8')
   .trim()
   .split('\n')
-  .map((line) => JSON.parse(line) as { kind: string; chainId?: number; coreAddress?: string; identifier?: string });
+  .map((line) => JSON.parse(line) as { kind: string; chainId?: number; coreAddress?: string; identifier?: string; address?: string });
+/** The user the walk-through issues a token for. */
+const WALK_THROUGH_USER = '0x5eed00000000000000000000000000000000c0de';
 
 // The commands reach the database by URL: PostgreSQL only (the embedded test database has none).
 describe.runIf(inject('testDatabase').kind === 'postgres')('the example import file', () => {
@@ -36,7 +39,7 @@ describe.runIf(inject('testDatabase').kind === 'postgres')('the example import f
 
   it('holds campaigns of several variants, claims, priced tokens and a template', () => {
     const kinds = new Set(records.map((record) => record.kind));
-    for (const kind of ['token', 'project', 'actionTemplate', 'contract', 'allowList', 'campaign', 'claim']) expect(kinds).toContain(kind);
+    for (const kind of ['token', 'project', 'actionTemplate', 'contract', 'allowList', 'user', 'campaign', 'claim']) expect(kinds).toContain(kind);
     const variants = new Set(
       records.filter((record) => record.kind === 'campaign').flatMap((record) => (record as unknown as { incentives: { type: string }[] }).incentives.map((incentive) => incentive.type)),
     );
@@ -61,5 +64,16 @@ describe.runIf(inject('testDatabase').kind === 'postgres')('the example import f
       claims += activity.json<{ totalActivityCount: number }>().totalActivityCount;
     }
     expect(claims).toBe(records.filter((record) => record.kind === 'claim').length);
+    // As the walk-through says: the default list hides the campaign paying a token the file does not whitelist.
+    expect((await app.inject('/campaigns')).json<{ totalCampaigns: number }>().totalCampaigns).toBe(campaigns.length - 1);
+  });
+
+  it("issues the walk-through's token for the file's user, and the token reads that user's profile", async () => {
+    expect(records.filter((record) => record.kind === 'user').map((record) => record.address)).toContain(WALK_THROUGH_USER);
+    const issued = await command('token', ['create', '--user', WALK_THROUGH_USER]);
+    const token = /^(cs_[A-Za-z0-9_-]{43})$/m.exec(issued.stdout)?.[1];
+    expect(token, issued.stdout).toBeDefined();
+    const profile = await app.inject({ url: '/users/profile', headers: { authorization: `Bearer ${token}` } });
+    expect(profile.statusCode, profile.body).toBe(200);
   });
 });

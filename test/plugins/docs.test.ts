@@ -63,8 +63,10 @@ describe('GET /docs with the security headers on', () => {
     expect(Buffer.from(wordmark!, 'base64').toString('utf8')).toContain('>Reward Campaign Service API</text>');
   });
 
-  it('serves the document the page reads', async () => {
-    const response = await app.inject('/docs/json');
+  it('serves the document the page reads: /openapi.json, the address the README gives', async () => {
+    const initializer = (await app.inject('/docs/static/swagger-initializer.js')).body;
+    expect(initializer).toMatch(/"urls":\s*\[\s*\{\s*"url":\s*"\/openapi\.json"/);
+    const response = await app.inject('/openapi.json');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ openapi: '3.1.0' });
   });

@@ -45,7 +45,15 @@ export const openApi = fp<OpenApiOptions>(
       routePrefix: DOCS_PREFIX,
       // The service's title, wordmark and favicon, not the framework's.
       ...DOCS_BRANDING,
-      uiConfig: { deepLinking: true, displayOperationId: true, displayRequestDuration: true, tryItOutEnabled: false },
+      uiConfig: {
+        deepLinking: true,
+        displayOperationId: true,
+        displayRequestDuration: true,
+        tryItOutEnabled: false,
+        // The page loads and names the document at the address the README gives, not the plugin's own
+        // /docs/json: Swagger UI reads `urls` in place of the `url` the plugin sets and cannot be told otherwise.
+        urls: [{ url: OPENAPI_PATH, name: OPENAPI_PATH }],
+      },
       // Replaces the API's deny-everything policy on the docs routes with what Swagger UI needs:
       // its own scripts and styles, inline style attributes, data: images, and calls to both servers.
       staticCSP: docsContentSecurityPolicy(baseUrl, stagingUrl),
