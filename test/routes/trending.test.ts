@@ -269,8 +269,10 @@ describe('GET /reward-kit/trending', () => {
   it("follows a price source's quotes in actionTokenMetadata: the price now and its change over the day before", async () => {
     const [weth] = await queryRows<{ chain_id: number; address: string }>(database.db, sql`SELECT chain_id, address FROM tokens WHERE symbol = 'WETH'`);
     const quote = (at: Date, priceUsd: string) => ({ chainId: weth!.chain_id, address: weth!.address, at, priceUsd, source: 'defillama' });
-    // The imported 2000 is in the history now; the source's quotes are later.
-    await writePrices(database, [quote(new Date(Date.now() + 60_000), '2100'), quote(new Date(Date.now() + 60_000 - 24 * HOUR), '2000')]);
+    // The imported 2000 is in the history now; the source's quotes are later, and exactly a day apart
+    // (one clock reading: two could differ by a millisecond, and the day before fall out of its window).
+    const at = Date.now() + 60_000;
+    await writePrices(database, [quote(new Date(at), '2100'), quote(new Date(at - 24 * HOUR), '2000')]);
     const asked = await byName('pageSize=100&includeTokenMetadata=true');
     expect(asked.edges!.actionTokenMetadata).toEqual({
       chainId: weth!.chain_id,
