@@ -48,9 +48,14 @@ class Stream implements EventSink {
     response.on('drain', () => this.wake(true));
   }
 
-  /** Whether more may be written now. */
+  /**
+   * Whether more may be written now. The stream waits only once the response asked for a drain
+   * (a write returned false) and `maxBufferBytes` wait: then a 'drain' is sure to come. Below the
+   * response's own high-water mark (16 KiB on Node 20, 64 KiB from Node 22) no write returns false
+   * and no 'drain' would come, so the bound is the larger of the two.
+   */
   get writable(): boolean {
-    return !this.closed && this.response.writableLength < this.limits.maxBufferBytes;
+    return !this.closed && !(this.response.writableNeedDrain && this.response.writableLength >= this.limits.maxBufferBytes);
   }
 
   send(frame: EventFrame): boolean {
