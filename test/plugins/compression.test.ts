@@ -6,6 +6,8 @@ import { entityTag } from '../../src/entity-tag.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
+import { writeDataset } from '../../src/ingest/bulk-load.js';
+import { generateDataset } from '../../src/seed/dataset.js';
 
 const STRONG_ETAG = /^"[A-Za-z0-9_-]{27}"$/;
 const WEAK_ETAG = /^W\/"[A-Za-z0-9_-]{27}"$/;
@@ -323,5 +325,29 @@ describe('compression', () => {
       await eager.close();
       await reluctant.close();
     }
+  });
+});
+
+describe('brotli on answers of the demo data', () => {
+  let database: TestDatabase;
+  let app: App;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await writeDataset(database, generateDataset({ campaigns: 60, claims: 200, seed: 3, now: new Date('2026-06-01T12:00:00.000Z') }));
+    app = await buildTestApp(database);
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  // Brotli's quality 1 sends more bytes than gzip's level 1 below 32 KiB (the quality is chosen by size).
+  it.each([[5], [10], [12], [20], [50]])('sends no more bytes than gzip for a list of %i campaigns', async (pageSize) => {
+    const url = `/campaigns?tokenWhitelist=false&pageSize=${pageSize}`;
+    const br = await app.inject({ url, headers: { 'accept-encoding': 'br' } });
+    const gzip = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+    expect([br.headers['content-encoding'], gzip.headers['content-encoding']]).toEqual(['br', 'gzip']);
+    expect(decoded(br).equals(decoded(gzip))).toBe(true);
+    expect(br.rawPayload.length).toBeLessThanOrEqual(gzip.rawPayload.length);
   });
 });

@@ -2,7 +2,7 @@ import negotiate from '@fastify/accept-negotiator';
 import compress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { constants } from 'node:zlib';
+import zlib, { constants } from 'node:zlib';
 
 /**
  * The encodings offered, in the server's order of preference among those a client accepts equally
@@ -15,13 +15,33 @@ const ENCODINGS: ResponseEncoding[] = ['br', 'gzip'];
 export type ResponseEncoding = 'br' | 'gzip';
 
 /**
- * The fastest level of each, brotli quality 1 and gzip level 1, rather than the usual 4 and 6: the
- * service runs out of CPU before anything else, and the higher levels cost far more CPU
- * per answer for modestly fewer bytes, on answers that compression at any level makes several
- * times smaller. bench/ measures what compression costs (the `<scenario> compressed` rows).
+ * Brotli's quality by the answer's size, and gzip's fastest level. The service runs out of CPU
+ * before anything else, so the levels are low, and `npm run bench:compression` measures them on
+ * saved answers:
+ * - from 32 KiB, brotli quality 1 is both smaller and cheaper than gzip level 1 (quality 1 works
+ *   with a larger window from that size on);
+ * - below it, quality 1 sends a few percent more bytes than gzip level 1, while quality 3 sends
+ *   fewer than gzip at about gzip's cost, and such answers are cheap at any quality.
+ * The response cache compresses a kept answer once per encoding, not once per request.
  */
-const BROTLI_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } };
+const BROTLI_SMALL_ANSWER_BYTES = 32 * 1024;
+export function brotliQualityFor(bytes: number): number {
+  return bytes < BROTLI_SMALL_ANSWER_BYTES ? 3 : 1;
+}
+const brotliOptionsFor = (bytes: number) => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: brotliQualityFor(bytes), [constants.BROTLI_PARAM_SIZE_HINT]: bytes },
+});
+/** Answers above {@link SYNC_MAX_BYTES} stream, and a stream's size is not known in advance. */
+const BROTLI_STREAM_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQualityFor(Infinity) } };
 const GZIP_OPTIONS = { level: 1 };
+/**
+ * zlib as @fastify/compress uses it, with brotli's one-call compression choosing its quality by
+ * size (zlib's own function is looked up at each call, so that tests can observe it).
+ */
+const ZLIB_WITH_BROTLI_BY_SIZE = {
+  ...zlib,
+  brotliCompressSync: (payload: Buffer | string) => zlib.brotliCompressSync(payload, brotliOptionsFor(Buffer.byteLength(payload))),
+};
 
 /**
  * Buffered answers up to this size are compressed in one synchronous call on the main thread, not
@@ -96,7 +116,8 @@ export const compression = fp<{ policy: ResponseCompression }>(
       globalDecompression: false,
       encodings: ENCODINGS,
       threshold: policy.minBytes,
-      brotliOptions: BROTLI_OPTIONS,
+      zlib: ZLIB_WITH_BROTLI_BY_SIZE,
+      brotliOptions: BROTLI_STREAM_OPTIONS,
       zlibOptions: GZIP_OPTIONS,
       syncThreshold: SYNC_MAX_BYTES,
     });
