@@ -27,10 +27,7 @@ RUN apt-get update \
 # MALLOC_ARENA_MAX=2: glibc's malloc keeps an arena per thread that ever allocated (the claim load's
 # worker, libuv's pool), and memory freed there stays resident; with two, the server holds about
 # 20 MB less under load at the same throughput (bench/image-environment.ts has the figures).
-# The commit the image is built from, for the campaign_service_build_info metric (docker build --build-arg BUILD_COMMIT=$(git rev-parse HEAD)).
-ARG BUILD_COMMIT=unknown
-ENV BUILD_COMMIT=${BUILD_COMMIT} \
-    NODE_ENV=production \
+ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     MALLOC_ARENA_MAX=2
@@ -44,6 +41,12 @@ COPY migrations ./migrations
 # The code stays root-owned and read-only to the service; only the embedded database's directory
 # (used when no DATABASE_URL is given) is writable.
 RUN mkdir -p /app/data && chown node:node /app/data
+# The commit the image is built from, for the campaign_service_build_info metric ("unknown" when
+# empty): docker build --build-arg BUILD_COMMIT=$(git rev-parse HEAD), or
+# BUILD_COMMIT=$(git rev-parse HEAD) docker compose build. Here, after every RUN, so that another commit
+# rebuilds none of the layers above.
+ARG BUILD_COMMIT=unknown
+ENV BUILD_COMMIT=${BUILD_COMMIT}
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

@@ -4,9 +4,10 @@
 #   - on the image's Node (the Dockerfile's NODE_IMAGE version, through scripts/with-image-node.sh),
 #     not the machine's;
 #   - a clean copy with production dependencies only (npm ci --omit=dev --omit=optional), dist/ and migrations/;
-#   - the migrate command, then the seed command, from the built output, against a scratch
-#     PostgreSQL database on 127.0.0.1:5432 (created here, dropped on exit); then export, import of
-#     the export into a second empty database, and a byte-identical export of that copy;
+#   - the migrate command, the indexer's and the price job's --check, then the seed command, from
+#     the built output, against a scratch PostgreSQL database on 127.0.0.1:5432 (created here,
+#     dropped on exit); then export, import of the export into a second empty database, and a
+#     byte-identical export of that copy;
 #   - the image's CMD with MIGRATE_ON_START=false, probed with the Dockerfile's own HEALTHCHECK
 #     until ready, one API call, then SIGTERM: the process must exit 0.
 # A production module importing a devDependency fails here with ERR_MODULE_NOT_FOUND.
@@ -61,6 +62,11 @@ psql "$PG_ADMIN_URL" -qc "CREATE DATABASE \"$SCRATCH_DB\""
 echo "::: migrate: node dist/cli/migrate.js"
 run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/migrate.js || fail "the migrate command"
 
+# The compose file's checks: each loads every module its worker runs (static imports), opens nothing.
+echo "::: checks: node dist/cli/index.js --check, node dist/cli/prices.js --check"
+run_in_image DATABASE_URL="$DATABASE_URL" CHAIN_RPC_URLS=8453=https://base.example/rpc node dist/cli/index.js --check || fail "the indexer's check"
+run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/prices.js --check || fail "the price job's check"
+
 echo "::: seed: node dist/cli/seed.js --campaigns 30 --claims 300"
 run_in_image DATABASE_URL="$DATABASE_URL" node dist/cli/seed.js --campaigns 30 --claims 300 || fail "the seed command"
 
@@ -107,4 +113,4 @@ SERVER_PID=""
 [ "$status" -eq 0 ] || fail "the server exited with $status after SIGTERM"
 grep -q '"msg":"stopped"' "$WORK/server.log" || fail "no 'stopped' line in the server log"
 
-echo "verify-runtime-image: OK (production install, migrate, seed, export, import, start, ready, SIGTERM -> exit 0)"
+echo "verify-runtime-image: OK (production install, migrate, checks, seed, export, import, start, ready, SIGTERM -> exit 0)"

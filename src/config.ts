@@ -320,11 +320,17 @@ export const ConfigSchema = Type.Object({
     default: 9464,
     description: 'Port of the indexer\'s /metrics and /health/ready (on HOST); 0 = none',
   }),
+  PRICE_METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 9465,
+    description: 'Port of the price command\'s (npm run prices) /metrics and /health/ready (on HOST); 0 = none',
+  }),
   PRICE_SOURCES: Type.String({
     pattern: '^(none|(defillama|chainlink)(,(defillama|chainlink))*)$',
     default: 'defillama',
     description:
-      'The price job beside the indexer (npm run index): its sources, comma-separated: defillama (DefiLlama\'s coins API, no key), chainlink (the feeds of PRICE_CHAINLINK_FEEDS, read through CHAIN_RPC_URLS); none = no price job (prices come from imports only)',
+      'The price job\'s sources (the indexer runs the job beside it; npm run prices runs it alone), comma-separated: defillama (DefiLlama\'s coins API, no key), chainlink (the feeds of PRICE_CHAINLINK_FEEDS, read through CHAIN_RPC_URLS); none = no price job (prices come from imports only)',
   }),
   PRICE_DEFILLAMA_URL: Type.String({
     pattern: '^https?://',

@@ -7,21 +7,24 @@ import { createBackfillProgress } from '../indexer/progress-bar.js';
 import { IndexerStatus } from '../indexer/status.js';
 import { type ChainTarget, parseTargets } from '../chain/targets.js';
 import { createServerLogger } from '../logger.js';
-import { createPriceSources, priceJobSettings } from '../price-job/from-config.js';
-import { createPriceJob, type PriceJob } from '../price-job/job.js';
+import { createPriceSources, priceJobLock, priceJobSettings } from '../price-job/from-config.js';
+import { createPriceJob, roundsUntilDone } from '../price-job/job.js';
 import { PriceMetrics } from '../price-job/metrics.js';
 import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
-const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once]
+const USAGE = `Usage: npm run index -- [--rpc-url URL --chain-id N [--core ADDRESS] [--from-block N]] [--confirmations N] [--once] [--check]
        (in the image: node dist/cli/index.js ...)
 
 Follows BoostCore deployments into DATABASE_URL (or the embedded database) through src/ingest/, and
-runs the price job beside it (PRICE_SOURCES; none turns it off).
+runs the price job beside it (PRICE_SOURCES; none turns it off; when another process runs the job
+on the same database, npm run prices or another indexer, this one's rounds stand by).
 Without flags it follows what the settings name (CHAIN_RPC_URLS, INDEXER_CORES; docs/operations.md,
 "Data from the chain"). With --rpc-url and --chain-id it follows one core: --core (default: the protocol's deployment
 on that chain) from --from-block (default: its deployment block; only used when the core has no
 checkpoint yet). --confirmations overrides INDEXER_CONFIRMATIONS. --once indexes up to the head minus
-the confirmations, asks the price sources for what the claims need, then exits 0.`;
+the confirmations, asks the price sources for what the claims need, then exits 0. --check reads the
+settings and flags, says what would be followed and exits 0, or exits as a run would on what is
+wrong (2 with nothing to follow, 1 for an invalid setting), opening no database and no connection.`;
 
 function targetsFromFlags(values: Record<string, string | boolean | undefined>, config: Config): ChainTarget[] {
   const rpcUrl = values['rpc-url'] as string | undefined;
@@ -43,14 +46,6 @@ function targetsFromFlags(values: Record<string, string | boolean | undefined>, 
   return [{ chainId, rpcUrl, cores: [{ address: core.toLowerCase(), startBlock }] }];
 }
 
-/** --once: rounds until no hour of waiting claims is left to ask about, or a source fails. */
-async function pricesUntilDone(prices: PriceJob): Promise<void> {
-  for (;;) {
-    const round = await prices.runOnce();
-    if (!round.moreWaiting || round.failed.length > 0) return;
-  }
-}
-
 async function main(): Promise<void> {
   const parsed = parseCommandLine(USAGE, {
     options: {
@@ -60,6 +55,7 @@ async function main(): Promise<void> {
       'from-block': { type: 'string' },
       confirmations: { type: 'string' },
       once: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
     },
   });
   if (!parsed) return;
@@ -68,6 +64,11 @@ async function main(): Promise<void> {
   const targets = targetsFromFlags(values, config);
   if (values.confirmations !== undefined && !/^[0-9]{1,5}$/.test(values.confirmations)) throw new UsageError('--confirmations must be a number of blocks');
   const confirmations = values.confirmations !== undefined ? Number(values.confirmations) : config.INDEXER_CONFIRMATIONS;
+  if (values.check) {
+    const cores = targets.map((target) => `chain ${target.chainId}: ${target.cores.map((core) => `${core.address}@${core.startBlock}`).join(', ')}`);
+    console.log(`indexer settings ok: follows ${cores.join('; ')}; ${confirmations} confirmations; price sources: ${config.PRICE_SOURCES}`);
+    return;
+  }
   const logger = await createServerLogger(config);
   const database = await openDatabase({ ...config, DB_STATEMENT_TIMEOUT_MS: 600_000, DB_QUERY_TIMEOUT_MS: 601_000, DB_POOL_MAX: 4 }, logger);
   const status = new IndexerStatus(config.INDEXER_LAG_BUDGET_S);
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   const statusServer = config.INDEXER_METRICS_PORT === 0 ? null : await startStatusServer(status, expectedCores, config.HOST, config.INDEXER_METRICS_PORT);
   if (statusServer) logger.info(`indexer metrics at ${statusServer.url}/metrics, readiness at ${statusServer.url}/health/ready`);
   const priceSources = createPriceSources(config, logger, new Map(targets.map((target) => [target.chainId, target.rpcUrl])));
+  const priceLock = priceSources.length === 0 ? null : priceJobLock(config, logger);
   const prices =
     priceSources.length === 0
       ? null
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
           settings: priceJobSettings(config, targets.map((target) => target.chainId)),
           logger: logger.child({ component: 'prices' }),
           metrics: new PriceMetrics(status.registry),
+          lock: priceLock ?? undefined,
         });
   const indexer = createIndexer(
     targets,
@@ -120,11 +123,12 @@ async function main(): Promise<void> {
     if (!values.once) prices?.start();
     await indexer.run({ once: values.once });
     bar.stop();
-    if (values.once && prices) await pricesUntilDone(prices);
+    if (values.once && prices) await roundsUntilDone(prices);
     logger.info({ cores: status.readiness(expectedCores).cores }, 'indexer stopped');
   } finally {
     bar.stop();
     await prices?.close();
+    await priceLock?.close();
     await statusServer?.close();
     await database.close();
   }

@@ -18,7 +18,8 @@ import { stageTable } from './staging.js';
  *
  * Transaction-level advisory locks (PgBouncer's transaction mode keeps them), keyed (this
  * constant, chain id): the campaign refresh's are (731284156, 0) and (731284157, campaign key)
- * (lock_campaign_refresh.sql), the claim feed's pruning a single bigint key, another key space.
+ * (lock_campaign_refresh.sql), the price job's session lock (731284159, 0) (src/price-job/from-config.ts),
+ * the claim feed's pruning a single bigint key, another key space.
  *
  * Order: these are the first locks either transaction takes, in chain order, before it writes or
  * locks a row of a table. A price write moves tokens' current prices, whose trigger refreshes the

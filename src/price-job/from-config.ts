@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createRpc } from '../chain/rpc.js';
+import { createSessionLock, type SessionLock } from '../db/session-lock.js';
 import { createChainlinkSource, parseChainlinkFeeds } from '../prices/chainlink.js';
 import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../prices/defillama.js';
 import type { PriceSource } from '../prices/source.js';
 import type { PriceJobSettings } from './job.js';
+
+/** The price job's session lock: one process per database runs its rounds (src/ingest/price-locks.ts lists the keys). */
+const PRICE_JOB_LOCK: readonly [number, number] = [731_284_159, 0];
 
 /** Coins asked for in one DefiLlama request: its URLs stay well under common 8 KB limits. */
 const DEFILLAMA_TOKENS_PER_REQUEST = 80;
@@ -74,4 +78,23 @@ export function priceJobSettings(config: Config, chains: readonly number[]): Pri
     maxRetryAfterMs: config.PRICE_MAX_RETRY_AFTER_MS,
     retryHoursAfterMs: 60 * 60_000,
   };
+}
+
+/**
+ * The lock that lets one process per database run the price job's rounds (the indexer's job and
+ * `npm run prices` alike), or null where none is needed or possible: the embedded database has one
+ * process at a time, and a session lock through a transaction pooler would stay behind on a server
+ * connection, so there it needs MIGRATE_DATABASE_URL (a direct connection).
+ */
+export function priceJobLock(
+  config: Pick<Config, 'DATABASE_URL' | 'MIGRATE_DATABASE_URL' | 'DB_POOL_MODE' | 'DB_CONNECT_TIMEOUT_MS' | 'DB_APPLICATION_NAME'>,
+  logger: Pick<Logger, 'warn'>,
+): SessionLock | null {
+  if (!config.DATABASE_URL) return null;
+  const url = config.MIGRATE_DATABASE_URL ?? (config.DB_POOL_MODE === 'transaction' ? undefined : config.DATABASE_URL);
+  if (!url) {
+    logger.warn('DB_POOL_MODE=transaction without MIGRATE_DATABASE_URL: the price job runs without its lock, so run one price job per database');
+    return null;
+  }
+  return createSessionLock({ url, key: PRICE_JOB_LOCK, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS, applicationName: `${config.DB_APPLICATION_NAME} price job` });
 }

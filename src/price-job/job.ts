@@ -54,6 +54,12 @@ export interface PriceJobOptions {
   settings: PriceJobSettings;
   logger: Pick<Logger, 'info' | 'warn' | 'debug' | 'error'>;
   metrics?: PriceMetrics;
+  /**
+   * Held by the one process per database whose loop runs rounds (src/db/session-lock.ts). Without
+   * it, the loop always runs them. `prepare()` and `runOnce()` do not ask for it: the first is the
+   * indexer's own need before it writes claims, the second an explicit call.
+   */
+  lock?: { tryHold(): Promise<boolean> };
   now?: () => number;
   random?: () => number;
 }
@@ -66,6 +72,17 @@ export interface PriceRound {
   failed: string[];
   /** Whether hours with waiting claims were left for the next round. */
   moreWaiting: boolean;
+}
+
+/**
+ * Where the loop stands: `starting` before its first round; `running` after a round that reached the
+ * database (a source may have failed); `standing-by` while another process holds the lock;
+ * `failing` after a round that failed on the database.
+ */
+export interface PriceJobState {
+  phase: 'starting' | 'running' | 'standing-by' | 'failing';
+  /** When the loop last ran a round or found the lock held elsewhere. */
+  lastRoundAt: Date | null;
 }
 
 export interface PriceJob {
@@ -86,6 +103,8 @@ export interface PriceJob {
    * of it. Never throws: a source that fails backs off, and the claims wait as they would have.
    */
   prepare(chainId: number, needs: { times: readonly Date[]; assets: readonly string[] }): Promise<void>;
+  /** Where the loop stands (readiness of the prices command). */
+  state(): PriceJobState;
   /** Stops the loop and waits for the round under way. */
   close(): Promise<void>;
 }
@@ -133,6 +152,7 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
   let endSleep: (() => void) | null = null;
   /** When a wake last started a round early. */
   let lastWokenRound = Number.NEGATIVE_INFINITY;
+  const loopState: PriceJobState = { phase: 'starting', lastRoundAt: null };
 
   /** Asks the source and writes what it quoted; returns how many values were refused, by the source or the write path. */
   async function askAndWrite(state: SourceState, total: PriceRound, ask: (onRefused: OnRefused) => Promise<PriceQuote[]>): Promise<number> {
@@ -284,15 +304,26 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
     while (!signal.aborted) {
       let waitMs = settings.pollMs;
       try {
-        const result = await runOnce();
+        if (options.lock && !(await options.lock.tryHold())) {
+          // Another process runs the rounds on this database; this one asks again every poll, and
+          // takes over once that one stops.
+          if (loopState.phase !== 'standing-by') logger.info({ pollMs: settings.pollMs }, 'another process runs the price job on this database: standing by until it stops');
+          loopState.phase = 'standing-by';
+        } else {
+          if (loopState.phase === 'standing-by') logger.info('price job taking over: the process that ran it stopped');
+          const result = await runOnce();
+          loopState.phase = 'running';
+          if (result.moreWaiting && result.failed.length < states.length) waitMs = 0;
+          const resumes = states.map((state) => state.resumeAt - now()).filter((ms) => ms > 0);
+          if (resumes.length === states.length) waitMs = Math.max(waitMs, Math.min(...resumes));
+        }
         failures = 0;
-        if (result.moreWaiting && result.failed.length < states.length) waitMs = 0;
-        const resumes = states.map((state) => state.resumeAt - now()).filter((ms) => ms > 0);
-        if (resumes.length === states.length) waitMs = Math.max(waitMs, Math.min(...resumes));
+        loopState.lastRoundAt = new Date(now());
       } catch (error) {
         if (signal.aborted) break;
         // The database, not a source: logged, and the next round after a backoff.
         failures += 1;
+        loopState.phase = 'failing';
         waitMs = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** failures);
         logger.error({ err: error, waitMs }, 'price round failed');
       }
@@ -327,10 +358,19 @@ export function createPriceJob(options: PriceJobOptions): PriceJob {
       const sleeping = endSleep;
       if (sleeping) void sleep(untilWokenRound(), stopping.signal).then(sleeping);
     },
+    state: () => ({ ...loopState }),
     async close() {
       stopping.abort(new Error('price job closed'));
       await running;
       await round?.catch(() => undefined);
     },
   };
+}
+
+/** Rounds until no hour of waiting claims is left to ask about, or a source fails (`--once`). */
+export async function roundsUntilDone(job: PriceJob): Promise<void> {
+  for (;;) {
+    const round = await job.runOnce();
+    if (!round.moreWaiting || round.failed.length > 0) return;
+  }
 }

@@ -17,6 +17,7 @@ const COMMANDS = [
   'cli/export',
   'cli/token',
   'cli/index',
+  'cli/prices',
   'cli/openapi',
   'cli/config-docs',
   'cli/import-schema',

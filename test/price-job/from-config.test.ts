@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConfigError} from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
-import { createPriceSources, parseChainAliases } from '../../src/price-job/from-config.js';
+import { createPriceSources, parseChainAliases, priceJobLock } from '../../src/price-job/from-config.js';
 
 const FEED = '8453:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913=0x7e860098f58bbfc8648a4311b374b1d669a2bc6b';
 const logger = pino({ level: 'silent' });
@@ -38,5 +38,21 @@ describe('the price sources from the settings', () => {
       [1337, 1],
     ]);
     expect([...parseChainAliases(undefined)]).toEqual([]);
+  });
+
+  it('lock the job on a direct session to PostgreSQL: none on the embedded database, none through a transaction pooler without MIGRATE_DATABASE_URL', async () => {
+    const warnings: string[] = [];
+    const warn = { warn: (message: string) => void warnings.push(message) };
+    expect(priceJobLock(loadConfig({}), warn)).toBeNull();
+    const pooled = { DATABASE_URL: 'postgres://u:p@pgbouncer:6432/db', DB_POOL_MODE: 'transaction' };
+    expect(priceJobLock(loadConfig(pooled), warn)).toBeNull();
+    expect(warnings).toEqual(['DB_POOL_MODE=transaction without MIGRATE_DATABASE_URL: the price job runs without its lock, so run one price job per database']);
+    const direct = priceJobLock(loadConfig({ ...pooled, MIGRATE_DATABASE_URL: 'postgres://u:p@postgres:5432/db' }), warn);
+    expect(direct).not.toBeNull();
+    await direct?.close();
+    const session = priceJobLock(loadConfig({ DATABASE_URL: 'postgres://u:p@postgres:5432/db' }), warn);
+    expect(session).not.toBeNull();
+    await session?.close();
+    expect(warnings).toHaveLength(1);
   });
 });

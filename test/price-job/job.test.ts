@@ -42,7 +42,7 @@ describe('the price job', () => {
     retryHoursAfterMs: HOUR,
   };
 
-  function newJob(overrides: Partial<PriceJobSettings> = {}, timeoutMs = 2000, now = () => clock): PriceJob {
+  function newJob(overrides: Partial<PriceJobSettings> = {}, timeoutMs = 2000, now = () => clock, lock?: { tryHold(): Promise<boolean> }): PriceJob {
     const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as never) });
     registry = new Registry();
     return createPriceJob({
@@ -53,6 +53,7 @@ describe('the price job', () => {
       metrics: new PriceMetrics(registry),
       now,
       random: () => 1,
+      lock,
     });
   }
 
@@ -346,6 +347,39 @@ describe('the price job', () => {
     const asked = standIn.requests.length;
     await job.prepare(CHAIN, { times: [new Date(Date.now() - HOUR)], assets: [asset] });
     expect(standIn.requests.length).toBe(asked);
+  });
+
+  it('runs no round while another process holds its lock, and takes over once it is free; prepare() does not wait for it', async () => {
+    prices([{ at: Math.floor(nowS()) - 30, usd: 1.5, eth: 3000 }]);
+    let free = false;
+    let tries = 0;
+    job = newJob({ pollMs: 10 }, 2000, Date.now, {
+      tryHold: async () => {
+        tries += 1;
+        return free;
+      },
+    });
+    expect(job.state()).toEqual({ phase: 'starting', lastRoundAt: null });
+    job.start();
+    await expect.poll(() => tries, { timeout: 5000 }).toBeGreaterThan(3);
+    expect(job.state().phase).toBe('standing-by');
+    expect(standIn.requests).toEqual([]);
+    expect(logs.filter((line) => line.msg.startsWith('another process runs the price job'))).toHaveLength(1);
+    await job.prepare(CHAIN, { times: [new Date(Date.now() - HOUR)], assets: [asset] });
+    expect(standIn.requests.map((request) => request.endpoint)).toEqual(['historical']);
+
+    free = true;
+    await expect.poll(currentPrice, { timeout: 5000 }).toEqual({ price: '1.500000000000000000', source: 'defillama' });
+    // The price is committed inside the round; the phase follows at the round's end.
+    await expect.poll(() => job.state().phase, { timeout: 5000 }).toBe('running');
+    expect(logs.map((line) => line.msg)).toContain('price job taking over: the process that ran it stopped');
+  });
+
+  it('is failing while its lock cannot be asked for (the database is down), and says so', async () => {
+    job = newJob({ pollMs: 10 }, 2000, Date.now, { tryHold: () => Promise.reject(new Error('connect ECONNREFUSED')) });
+    job.start();
+    await expect.poll(() => job.state().phase, { timeout: 5000 }).toBe('failing');
+    expect(logs.find((line) => line.msg === 'price round failed')).toMatchObject({ err: { message: 'connect ECONNREFUSED' } });
   });
 
   it('runs rounds by itself once started, and close() stops it', async () => {
