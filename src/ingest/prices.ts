@@ -70,7 +70,7 @@ export async function writePrices(database: DatabaseHandle, quotes: readonly Pri
     await options.beforeCommit?.(session);
     return result;
   });
-  for (const jump of stored.refused) refused.push({ quote: wellFormed[jump.ord]!, reason: jumpReason(jump) });
+  for (const jump of stored.refused) refused.push({ quote: wellFormed[jump.ord]!, reason: `price ${jumpReason(jump)}` });
   // Every accepted quote's span, stored before or not: a revaluation cut short (a crash, a timeout)
   // leaves claims waiting that the same price, written again, values.
   let valued = 0;
@@ -87,8 +87,9 @@ export interface JumpedQuote {
   nearest: string;
 }
 
+/** `2 is more than …`: what a caller says after the price's name. */
 export const jumpReason = (jump: JumpedQuote) =>
-  `price ${jump.priceUsd} is more than ${MAX_PRICE_JUMP}x away from ${jump.nearest}, the token's nearest known price within a day`;
+  `${jump.priceUsd} is more than ${MAX_PRICE_JUMP}x away from ${jump.nearest}, the token's nearest known price within a day`;
 
 export interface StoredPrices {
   inserted: number;
@@ -122,7 +123,7 @@ export interface StorePricesOptions {
 export async function storePrices(session: BulkSession, quotes: SQL, options: StorePricesOptions): Promise<StoredPrices> {
   const sameQuote = options.replace ? sql`AND (p.at, p.source) IS DISTINCT FROM (q.at, q.source)` : sql``;
   const jumped = await session.query<{ ord: string; price: string; nearest: string }>(
-    sql`SELECT q.ord::text AS ord, q.price_usd::text AS price, n.price_usd::text AS nearest
+    sql`SELECT q.ord::text AS ord, q.price_usd::text AS price, trim_scale(n.price_usd)::text AS nearest
           FROM ${quotes} AS q
           CROSS JOIN LATERAL (
             SELECT p.price_usd FROM token_prices AS p
