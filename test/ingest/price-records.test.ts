@@ -242,6 +242,31 @@ describe('price records in an import', () => {
     await importLines(imported, priceRecords());
   });
 
+  it("values the waiting claims in an import with derived state deferred too: totals, the list's documents and one claim feed reload", async () => {
+    const database = await createTestDatabase();
+    try {
+      await importLines(database, firstFile());
+      const since = await mark(database);
+      await importLines(database, priceRecords(), 'deferred');
+      const [state] = await queryRows<{ usd: string; waiting: number; reloads: number }>(
+        database.db,
+        sql`SELECT (SELECT total_usd_claimed::text FROM incentives WHERE position = 0) AS usd,
+                   (SELECT count(*)::int FROM claims WHERE value_pending) AS waiting,
+                   (SELECT count(*)::int FROM claim_changes WHERE xid > ${since.xid}::xid8 AND campaign_key IS NULL) AS reloads`,
+      );
+      expect(state).toEqual({ usd: '5.250000', waiting: 1, reloads: 1 });
+      const app = await buildTestApp(database);
+      try {
+        const list = (await app.inject('/campaigns?tokenWhitelist=false')).json<{ campaigns: { id: string; usdSpend?: number }[] }>();
+        expect(list.campaigns.map((campaign) => [campaign.id, campaign.usdSpend])).toEqual([[CAMPAIGN_ID, 5.25]]);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.close();
+    }
+  });
+
   it('writes the same through the direct path (the indexer’s), its claims valued by the prices given with them', async () => {
     const database = await createTestDatabase();
     try {
