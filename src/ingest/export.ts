@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
+import { IMPORT_SOURCE } from './price-quote.js';
 import type { RECORD_KINDS, UpsertRecord } from './records.js';
 import { campaignRecordOf, campaignRecordsQuery, iso, trimIso } from './stored-records.js';
 
@@ -72,6 +73,7 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
       holders: row.holders,
     } as RecordOf<'token'>;
   }
+  yield* importedPrices(query);
   for (const row of await query<Row>(sql`SELECT id::text, name, image_uri, url, verification_level FROM projects ORDER BY id`)) {
     yield {
       kind: 'project',
@@ -125,6 +127,32 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
   yield* campaigns(query);
   yield* claimSignatures(query);
   yield* claims(query);
+}
+
+/**
+ * The imported part of the price history (a source's quotes are the price job's to fetch again), by
+ * token and time. Not the newest imported price of a token when it is the token's imported current
+ * price: the token record carries that one, and importing it records it again, at the import's time.
+ */
+async function* importedPrices(query: Query): AsyncGenerator<UpsertRecord> {
+  for await (const row of pages<[number, string, string]>(
+    (after) =>
+      query<Row>(
+        sql`SELECT p.chain_id, p.address, ${iso('p.at')} AS at, p.price_usd::text AS price_usd
+              FROM token_prices AS p
+             WHERE p.source = ${IMPORT_SOURCE}
+               AND ${after === null ? sql`true` : sql`(p.chain_id, p.address, p.at) > (${after[0]}, ${after[1]}, ${after[2]}::timestamptz)`}
+               AND NOT EXISTS (
+                 SELECT 1 FROM tokens AS t
+                  WHERE t.chain_id = p.chain_id AND t.address = p.address AND t.price_source = ${IMPORT_SOURCE} AND t.price_usd = p.price_usd
+                    AND p.at = (SELECT max(n.at) FROM token_prices AS n
+                                 WHERE n.chain_id = p.chain_id AND n.address = p.address AND n.source = ${IMPORT_SOURCE}))
+             ORDER BY p.chain_id, p.address, p.at LIMIT ${PAGE}`,
+      ),
+    (row) => [row.chain_id as number, row.address as string, row.at as string],
+  )) {
+    yield { kind: 'price', chainId: row.chain_id, address: row.address, at: trimIso(row.at as string), priceUsd: row.price_usd } as RecordOf<'price'>;
+  }
 }
 
 async function* budgetAccounts(query: Query): AsyncGenerator<UpsertRecord> {

@@ -3,6 +3,7 @@ import { isDeadlock } from '../db/errors.js';
 import { missingIncentiveStatement, missingReferenceStatement, REFERENCES } from './checks.js';
 import { deleteStatement, upsertStatement } from './merge.js';
 import { childStatements } from './merge-children.js';
+import { mergePrices } from './merge-prices.js';
 import { RECORD_KINDS, type RecordKind } from './records.js';
 import type { StagedRows } from './staged-rows.js';
 import type { StagedCounts } from './staging.js';
@@ -37,6 +38,11 @@ export async function mergeRecords(
   ) as IngestSummary;
   for (const { kind } of RECORD_KINDS) {
     if (counts.get(kind)!.upserts === 0) continue;
+    if (kind === 'price') {
+      // The write path of prices, not a statement of merge.ts: the price job's rules and revaluation.
+      Object.assign(summary.price, await timed('price: upsert', () => described(kind, () => mergePrices(session, rows))));
+      continue;
+    }
     await timed(`${kind}: check references`, () => checkReferences(session, rows, kind));
     const { sql: upsert, countsRows } = upsertStatement(kind, rows, bulk, tokensFromChain);
     const written = await timed(`${kind}: upsert`, () => run(session, rows, kind, upsert));
@@ -89,10 +95,14 @@ async function checkReferences(session: BulkSession, rows: StagedRows, kind: Rec
  * A deadlock is no problem of the input: it stays what it is, for the writer to write again.
  */
 async function run(session: BulkSession, rows: StagedRows, kind: RecordKind, statement: string): Promise<unknown[]> {
+  return described(kind, () => rows.run(session, statement));
+}
+
+async function described<T>(kind: RecordKind, work: () => Promise<T>): Promise<T> {
   try {
-    return await rows.run(session, statement);
+    return await work();
   } catch (error) {
-    if (isDeadlock(error)) throw error;
+    if (isDeadlock(error) || error instanceof IngestError) throw error;
     const { message, detail } = error as { message?: string; detail?: string };
     throw new IngestError([{ message: `writing ${kind} records: ${message ?? String(error)}${detail ? ` (${detail})` : ''}` }]);
   }

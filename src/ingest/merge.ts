@@ -1,3 +1,4 @@
+import { IMPORT_SOURCE } from './price-quote.js';
 import type { RecordKind } from './records.js';
 import type { StagedRows } from './staged-rows.js';
 
@@ -333,6 +334,12 @@ SELECT count(*) FILTER (WHERE inserted)::integer AS inserted, count(*) FILTER (W
 /** How a deletion finds its row: the natural key, compared with the staged record `s.record`. */
 const DELETE_MATCH: Record<RecordKind, { table: string; match: string }> = {
   token: { table: 'tokens', match: `t.chain_id = (s.record->>'chainId')::integer AND t.address = s.record->>'address'` },
+  // An imported price only: a source's quotes are the price job's.
+  price: {
+    table: 'token_prices',
+    match: `t.chain_id = (s.record->>'chainId')::integer AND t.address = s.record->>'address'
+            AND t.at = (s.record->>'at')::timestamptz AND t.source = '${IMPORT_SOURCE}'`,
+  },
   project: { table: 'projects', match: `t.id = (s.record->>'id')::uuid` },
   actionTemplate: { table: 'action_templates', match: `t.id = (s.record->>'id')::uuid` },
   contract: { table: 'contracts', match: `t.chain_id = (s.record->>'chainId')::integer AND t.address = s.record->>'address'` },

@@ -13,8 +13,9 @@ import { stageTable } from './staging.js';
  * transaction that writes claims holds a shared lock per chain of them from before it values them
  * to its commit, and a price write takes that chain's lock exclusively before it stores a price:
  * whichever comes second sees what the first committed. Claim writes do not wait for each other.
- * Prices are written two ways: writePrices() (the price job), and an import's token record with a
- * price (record_import_prices(), a trigger of the import's merge): both take the lock exclusively.
+ * Prices are written three ways: writePrices() (the price job), an import's price records (the same
+ * write path in the import's merge, merge-prices.ts), and an import's token record with a price
+ * (record_import_prices(), a trigger of the import's merge): all take the lock exclusively.
  *
  * Transaction-level advisory locks (PgBouncer's transaction mode keeps them), keyed (this
  * constant, chain id): the campaign refresh's are (731284156, 0) and (731284157, campaign key)
@@ -35,7 +36,8 @@ const CLAIMS_AND_PRICES_LOCK = 731_284_158;
 /**
  * In an ingest transaction, after staging and before anything is merged (and before the indexer's
  * basis locks rows): shared for each chain of the staged claims, exclusive for each chain of a
- * staged token record with a price (the merge records it as a price); none for an input with neither.
+ * staged price record or token record with a price (the merge records it as a price); none for an
+ * input with neither.
  * A chain with both gets the exclusive lock only: asking for it while holding the shared one would
  * deadlock with another transaction doing the same.
  */
@@ -45,7 +47,9 @@ export async function lockChainsOfStagedRecords(session: BulkSession): Promise<v
                FROM (SELECT chain_id, false AS prices FROM ${stageTable('claim')} WHERE NOT deleted
                      UNION ALL
                      SELECT (record->>'chainId')::integer, true FROM ${stageTable('token')}
-                      WHERE NOT deleted AND (record->>'priceUsd')::numeric > 0) AS chains
+                      WHERE NOT deleted AND (record->>'priceUsd')::numeric > 0
+                     UNION ALL
+                     SELECT (record->>'chainId')::integer, true FROM ${stageTable('price')} WHERE NOT deleted) AS chains
               GROUP BY chain_id`),
   );
   await lockChains(session, new Map(rows.map((row) => [row.chain_id, row.prices])));
@@ -58,6 +62,7 @@ export async function lockChainsOfRecords(session: BulkSession, records: readonl
     if (record.deleted === true) continue;
     if (record.kind === 'claim') chains.set(record.chainId, chains.get(record.chainId) === true);
     if (record.kind === 'token' && Number(record.priceUsd ?? 0) > 0) chains.set(record.chainId, true);
+    if (record.kind === 'price') chains.set(record.chainId, true);
   }
   await lockChains(session, chains);
 }

@@ -11,6 +11,7 @@ import {
   TEMPLATE_STATUSES,
 } from '../db/schema.js';
 import { TemplateBuilderMetadata, TemplateCampaignConfig, TemplateNameConfig } from '../schemas/template-config.js';
+import { MAX_PRICE_JUMP, PRICE_PATTERN, PRICE_RULE } from './price-quote.js';
 
 /**
  * The records of the write path (docs/writing-data.md): one TypeBox schema per kind, which is at once
@@ -101,6 +102,16 @@ export const TokenRecord = record(
   'A token the service knows (metadata, whitelist, blocklist, price). Natural key: chainId, address. A blocked token cannot be whitelisted. ' +
     "Once the indexer has read the token's decimals from its contract, those stay and a record's decimals are ignored; " +
     'name, symbol, imageUri (empty: no image), whitelist and price are always the record\'s.',
+);
+
+const priceKey = { chainId: Integer(1, 2_147_483_647), address: Address, at: DateTime };
+export const PriceRecord = record(
+  'price',
+  { ...priceKey, priceUsd: Type.String({ pattern: PRICE_PATTERN, errorMessage: PRICE_RULE }) },
+  "A token's USD price at a time, in the price history as the price job stores a source's quote (source import): the claims from `at` " +
+    'to two hours after it that wait for a price are valued with it, and so is a claim written later at those times; a claim already valued keeps its value. ' +
+    'Natural key: chainId, address, at. The token need not be known (0x0000000000000000000000000000000000000000 is the chain\'s native token, which prices ETH values). ' +
+    `Refused when more than ${MAX_PRICE_JUMP}x away from the token's nearest known price within a day. The token's current price stays what its token record or a price source set.`,
 );
 
 const projectKey = { id: Uuid };
@@ -347,6 +358,7 @@ export const ClaimRecord = record(
  */
 export const RECORD_KINDS = [
   { kind: 'token', upsert: TokenRecord, deletion: deletion('token', tokenKey) },
+  { kind: 'price', upsert: PriceRecord, deletion: deletion('price', priceKey) },
   { kind: 'project', upsert: ProjectRecord, deletion: deletion('project', projectKey) },
   { kind: 'actionTemplate', upsert: ActionTemplateRecord, deletion: deletion('actionTemplate', actionTemplateKey) },
   { kind: 'contract', upsert: ContractRecord, deletion: deletion('contract', contractKey) },
@@ -363,6 +375,7 @@ export const RECORD_KINDS = [
 export type RecordKind = (typeof RECORD_KINDS)[number]['kind'];
 
 export type TokenRecord = Static<typeof TokenRecord>;
+export type PriceRecord = Static<typeof PriceRecord>;
 export type ProjectRecord = Static<typeof ProjectRecord>;
 export type ActionTemplateRecord = Static<typeof ActionTemplateRecord>;
 export type ContractRecord = Static<typeof ContractRecord>;

@@ -14,6 +14,8 @@ import type { SourceRecord } from './write-types.js';
 export interface StagedRows {
   /** A FROM item with the kind's records: line, deleted, key, then `record` (jsonb) or a claim's typed columns. */
   of(kind: RecordKind): string;
+  /** The same FROM item in a query built with drizzle's `sql` (the write path of prices, src/ingest/prices.ts). */
+  relation(kind: RecordKind): SQL;
   /** Notes the changed parents that `select` gives as (kind, key, change). */
   touch(select: string): string;
   /** Runs a statement built with `of` and `touch`. */
@@ -25,6 +27,7 @@ export interface StagedRows {
 /** The temporary tables of staging.ts, and the table `ingest_touched` beside them. */
 export const stagingTables: StagedRows = {
   of: stageTable,
+  relation: (kind) => sql.raw(stageTable(kind)),
   touch: (select) => `INSERT INTO ingest_touched (kind, key, change) ${select}`,
   run: (session, statement) => session.query(sql.raw(statement)),
   touched: (session) =>
@@ -61,6 +64,10 @@ export class ParameterRows implements StagedRows {
 
   of(kind: RecordKind): string {
     return `/*rows:${kind}*/`;
+  }
+
+  relation(kind: RecordKind): SQL {
+    return this.bind(this.of(kind));
   }
 
   touch(select: string): string {

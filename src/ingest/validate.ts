@@ -1,5 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { quoteProblem } from './price-quote.js';
 import { type IngestRecord, RECORD_KINDS } from './records.js';
+import { trimIso } from './stored-records.js';
 
 /**
  * Turns one parsed line into a record of its kind, or a sentence naming the field and the rule:
@@ -30,6 +32,14 @@ export function validateRecord(value: unknown): Validated {
   const validate = isDeletion ? pair.deletion : pair.upsert;
   if (!validate(value)) return { ok: false, error: describe(kind, validate.errors?.[0], isDeletion) };
   const record = normalise(value as IngestRecord);
+  if (record.kind === 'price') {
+    // The rules the price job's quotes are held to (writePrices()), and a time that exists
+    // (JavaScript reads 2026-02-31 as 3 March and knows a year 0; PostgreSQL refuses both).
+    const at = new Date(record.at);
+    const exists = !Number.isNaN(at.getTime()) && at.getUTCFullYear() >= 1 && at.toISOString().slice(0, 19) === record.at.slice(0, 19);
+    const problem = quoteProblem({ ...record, at: exists ? at : new Date(Number.NaN), priceUsd: 'priceUsd' in record ? record.priceUsd : '1' });
+    if (problem) return { ok: false, error: `price.${problem.field} ${problem.rule}` };
+  }
   if (record.kind === 'claim' && 'campaign' in record) {
     const campaignChain = Number(record.campaign.split(':')[0]);
     if (campaignChain !== record.chainId) {
@@ -67,6 +77,15 @@ function fieldPath(kind: string, instancePath: string): string {
 const lower = <T extends string | null | undefined>(value: T): T => (typeof value === 'string' ? (value.toLowerCase() as T) : value);
 const canonicalUint = (value: string) => BigInt(value).toString();
 
+/**
+ * `…T12:00:00Z`, `…T12:00:00.0Z` -> `…T12:00:00.000Z`: one text per instant (a price's time is part of
+ * its natural key), the form export writes (milliseconds, or microseconds when there are some).
+ */
+function canonicalTime(time: string): string {
+  const [, seconds, fraction = ''] = /^(.*?)(?:\.([0-9]+))?Z$/.exec(time)!;
+  return trimIso(`${seconds}.${fraction.padEnd(6, '0')}Z`)!;
+}
+
 /** `8453:0xABC…:0012` -> `8453:0xabc…:12`: the form of the stored public ID. */
 export function canonicalCampaignRef(ref: string): string {
   const [chain, address, identifier] = ref.split(':') as [string, string, string];
@@ -78,6 +97,8 @@ function normalise(record: IngestRecord): IngestRecord {
     case 'token':
     case 'contract':
       return { ...record, address: lower(record.address) };
+    case 'price':
+      return { ...record, address: lower(record.address), at: canonicalTime(record.at) };
     case 'project':
     case 'actionTemplate':
       return 'projectId' in record ? { ...record, id: lower(record.id), projectId: lower(record.projectId) } : { ...record, id: lower(record.id) };
@@ -149,6 +170,8 @@ export function naturalKey(record: IngestRecord): string {
     case 'token':
     case 'contract':
       return `${record.chainId}:${record.address}`;
+    case 'price':
+      return `${record.chainId}:${record.address}@${record.at}`;
     case 'project':
     case 'actionTemplate':
     case 'accessList':

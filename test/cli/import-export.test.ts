@@ -48,10 +48,12 @@ describe('node dist/cli/import.js and export.js', () => {
     expect(imported.stdout).toMatch(/claim\s+2\s+0\s+0\s+0/);
 
     const bad = join(folder, 'bad.ndjson');
-    writeFileSync(bad, lines([claimRecord(7), { ...claimRecord(8), amount: 12 }]));
+    const price = { kind: 'price', chainId: 8453, address: `0x${'ab'.repeat(20)}`, at: '2026-01-31T12:00:00.000Z', priceUsd: '-1.5' };
+    writeFileSync(bad, lines([claimRecord(7), { ...claimRecord(8), amount: 12 }, price]));
     const refused = await command('import', [bad]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${bad}:2: claim.amount must be a decimal integer string`);
+    expect(refused.stderr).toContain(`${bad}:3: price.priceUsd must be a decimal string greater than 0`);
 
     const fromStdin = await command('import', ['-', '--dry-run'], lines([claimRecord(9)]));
     expect(fromStdin.code).toBe(0);

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { queryRows } from '../../src/db/client.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -39,7 +41,7 @@ describe.runIf(inject('testDatabase').kind === 'postgres')('the example import f
 
   it('holds campaigns of several variants, claims, priced tokens and a template', () => {
     const kinds = new Set(records.map((record) => record.kind));
-    for (const kind of ['token', 'project', 'actionTemplate', 'contract', 'allowList', 'user', 'campaign', 'claim']) expect(kinds).toContain(kind);
+    for (const kind of ['token', 'price', 'project', 'actionTemplate', 'contract', 'allowList', 'user', 'campaign', 'claim']) expect(kinds).toContain(kind);
     const variants = new Set(
       records.filter((record) => record.kind === 'campaign').flatMap((record) => (record as unknown as { incentives: { type: string }[] }).incentives.map((incentive) => incentive.type)),
     );
@@ -64,6 +66,15 @@ describe.runIf(inject('testDatabase').kind === 'postgres')('the example import f
       claims += activity.json<{ totalActivityCount: number }>().totalActivityCount;
     }
     expect(claims).toBe(records.filter((record) => record.kind === 'claim').length);
+    // The file's past prices are in the price history, at their times.
+    for (const price of records.filter((record) => record.kind === 'price') as unknown as { chainId: number; address: string; at: string; priceUsd: string }[]) {
+      const stored = await queryRows<{ price: string }>(
+        database.db,
+        sql`SELECT price_usd::text AS price FROM token_prices
+             WHERE chain_id = ${price.chainId} AND address = ${price.address} AND at = ${price.at}::timestamptz AND source = 'import'`,
+      );
+      expect(stored.map((row) => Number(row.price))).toEqual([Number(price.priceUsd)]);
+    }
     // As the walk-through says: the default list hides the campaign paying a token the file does not whitelist.
     expect((await app.inject('/campaigns')).json<{ totalCampaigns: number }>().totalCampaigns).toBe(campaigns.length - 1);
   });

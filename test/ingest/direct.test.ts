@@ -60,6 +60,12 @@ describe('the direct write path', () => {
     try {
       await writeDataset(source, generateDataset({ campaigns: 40, claims: 400, seed: 5, now: new Date('2026-11-20T11:00:00.000Z') }));
       records = asRecords(await exportText(source));
+      // The seed imports no price history: past prices of its priced tokens, after the tokens, so that every kind is written.
+      const tokens = records.filter((record): record is Extract<UpsertRecord, { kind: 'token' }> => record.kind === 'token' && 'priceUsd' in record);
+      const prices = tokens
+        .filter((token) => token.priceUsd != null)
+        .map((token): IngestRecord => ({ kind: 'price', chainId: token.chainId, address: token.address, at: '2026-11-19T10:00:00.000Z', priceUsd: token.priceUsd! }));
+      records.splice(tokens.length, 0, ...prices);
     } finally {
       await source.close();
     }

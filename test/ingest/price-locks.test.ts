@@ -17,10 +17,10 @@ import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factorie
 /**
  * A claim written while its price is being written, in two real concurrent transactions, held open
  * at the point where each would miss the other: the claim ends valued either way, whichever writes
- * the price (the price job's writePrices, or an import's token record with a price), and a price of
- * another chain, or an import without claims or prices, does not wait. The embedded database has
- * one connection, so two transactions cannot overlap there: these run on PostgreSQL only (CI's
- * TEST_DATABASE_URL).
+ * the price (the price job's writePrices, an import's price records, or an import's token record
+ * with a price), and a price of another chain, or an import without claims or prices, does not
+ * wait. The embedded database has one connection, so two transactions cannot overlap there: these
+ * run on PostgreSQL only (CI's TEST_DATABASE_URL).
  */
 const T = new Date('2026-06-01T12:00:00.000Z');
 const CHAIN = 8453;
@@ -64,6 +64,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
     }
     return ingest(database, memorySource(records), { derived: 'live', ...options });
   };
+  /** The same prices as an operator's price records, at the quotes' times. */
+  const importedPriceRecords = (options: IngestOptions = {}) =>
+    ingest(
+      database,
+      memorySource(prices().map(({ chainId, address, at, priceUsd }): IngestRecord => ({ kind: 'price', chainId, address, at: at.toISOString(), priceUsd }))),
+      { derived: 'live', ...options },
+    );
   const claimRecord = (at: Date): IngestRecord => unvaluedClaims(CHAIN, campaign.publicId, [{ amount: '1500000', at }])[0]!;
   /** A claim written as the indexer writes it: no values, the prices at `at` give them. */
   const claim = (at = T, options: IngestOptions = {}) => ingest(database, memorySource([claimRecord(at)]), { derived: 'live', ...options });
@@ -170,6 +177,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('claims and prices written side 
 
   it('a claim written while an import writes its price waits for it, and is valued with it', async () => {
     await sideBySide((hold) => importedPrices({ beforeCommit: hold }), () => claim(soon()), waitsForTheLock);
+    expect(await stored()).toEqual([valued]);
+    expect(await misvalued()).toEqual([]);
+  });
+
+  it('price records imported while a claim is being written wait for it, and value it', async () => {
+    await sideBySide((hold) => claim(T, { beforeCommit: hold }), () => importedPriceRecords(), waitsForTheLock);
+    expect(await stored()).toEqual([valued]);
+    expect(await misvalued()).toEqual([]);
+  });
+
+  it('a claim written while an import writes price records waits for it, and is valued with them', async () => {
+    await sideBySide((hold) => importedPriceRecords({ beforeCommit: hold }), () => claim(), waitsForTheLock);
     expect(await stored()).toEqual([valued]);
     expect(await misvalued()).toEqual([]);
   });
