@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { parseChainlinkFeeds } from '../chain/chainlink-feeds.js';
 import { createRpc } from '../chain/rpc.js';
-import { createChainlinkSource, parseChainlinkFeeds } from '../prices/chainlink.js';
+import { createChainlinkSource } from '../prices/chainlink.js';
 import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../prices/defillama.js';
 import type { PriceSource } from '../prices/source.js';
 import type { PriceJobSettings } from './job.js';
