@@ -122,7 +122,7 @@ interface PendingContributions {
 
 /**
  * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
- * contribution, a week of a million claims in 16 MB once trimmed): the time as microseconds after
+ * contribution, and no object per contribution): the time as microseconds after
  * the bucket's start (below 600,000,000, exact in an Int32), the row signed by whether the claim
  * counts (+(row + 1)), cancels one (-(row + 1)) or changes a value alone (VALUE_ONLY + row + 1), and
  * the signed USD micros.
