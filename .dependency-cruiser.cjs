@@ -4,18 +4,18 @@
  *
  *   entry    server.ts, cli/, docs/                    what a process runs
  *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
- *   http     routes/, plugins/, openapi/               requests and answers
+ *   http     routes/, plugins/, openapi/, auth/        requests and answers; who may make them
  *   domain   services/, claim-volumes/, events/,       assembly of answers; the claim volumes; the event
  *            indexer/, price-job/                      streams; following the chain and prices
- *   data     repositories/, ingest/, seed/             reads, the write path, generated data
- *   base     db/, schemas/, json/, chain/, auth/, config.ts, errors.ts, logger.ts and the other files of src/
+ *   data     repositories/, ingest/, seed/, prices/    reads, the write path, generated data, the price sources
+ *   base     db/, schemas/, json/, chain/, config.ts, errors.ts, logger.ts and the other files of src/
  */
 const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
   app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
-  http: ['^src/routes/', '^src/plugins/', '^src/openapi/'],
+  http: ['^src/routes/', '^src/plugins/', '^src/openapi/', '^src/auth/'],
   domain: ['^src/services/', '^src/claim-volumes/', '^src/events/', '^src/indexer/', '^src/price-job/'],
-  data: ['^src/repositories/', '^src/ingest/', '^src/seed/'],
+  data: ['^src/repositories/', '^src/ingest/', '^src/seed/', '^src/prices/'],
 };
 const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];
 const pathsOf = (name) => layers[name] ?? [];

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseChainlinkFeeds } from './chain/chainlink-feeds.js';
 import { parseTargets } from './chain/targets.js';
-import { parseChainlinkFeeds } from './prices/chainlink.js';
 
 /**
  * Every setting the service reads, from the environment, validated once.

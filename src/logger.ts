@@ -1,6 +1,6 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { maskTokens } from './auth/tokens.js';
+import { maskTokens } from './api-token.js';
 import type PinoPretty from 'pino-pretty';
 import { type Config, ConfigError } from './config.js';
 

@@ -2,7 +2,7 @@ import bearerAuth from '@fastify/bearer-auth';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { unauthorized } from '../errors.js';
-import { TOKEN_FORMAT } from './tokens.js';
+import { TOKEN_FORMAT } from '../api-token.js';
 
 /** Who presented the bearer token: the token's user. */
 export interface Caller {

@@ -60,8 +60,8 @@ export function createRpc(options: RpcOptions): Rpc {
       timeout: options.timeoutMs,
       retryCount: 0,
       batch: { batchSize: 200, wait: 0 },
-      // A busy range's logs exceed viem's default 10 MB; a larger answer is split (src/chain/logs.ts), but
-      // only after it was downloaded, so the limit is set where a refused range is rare.
+      // A busy range's logs exceed viem's default limit; a larger answer is split (src/chain/logs.ts),
+      // but only after it was downloaded, so the limit is set where a refused range is rare.
       maxResponseBodySize: 128 * 1024 * 1024,
     }),
   }) as PublicClient;

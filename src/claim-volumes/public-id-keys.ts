@@ -2,11 +2,11 @@
  * The public IDs of the claim windows' campaigns, by row, for ordering ties and filtering by chain
  * without keeping the IDs themselves as strings.
  *
- * A real ID (`<chain_id>:0x<40 lowercase hex>:<identifier of up to 78 digits>`) is 125 characters:
- * 80,000 of them were 11.4 MB of V8's old generation, which V8 lets grow to a multiple of what it
- * holds before it collects (peak RSS 213 MB with them, 195 MB without, same requests). Here each is
- * a 70-byte key in one off-heap buffer whose byte order is the IDs' binary order (the database's
- * "C" collation):
+ * A real ID (`<chain_id>:0x<40 lowercase hex>:<identifier of up to 78 digits>`) runs past a
+ * hundred characters. As strings, the IDs of every campaign with claims would sit in V8's old
+ * generation, which V8 lets grow to a multiple of what it holds before it collects, so they would
+ * raise the peak RSS by more than their own size. Here each is a 70-byte key in one off-heap
+ * buffer whose byte order is the IDs' binary order (the database's "C" collation):
  *
  * - bytes 0-10: the chain ID's digits and the ':' after them, then zeros. Up to where both hold
  *   ':' the bytes are the IDs' own characters, so "10:" sorts after "100" exactly as the strings do;

@@ -248,16 +248,16 @@ interface ChunkRow {
 }
 
 /**
- * A chunk's arrays are parsed and applied in one go, blocking the event loop meanwhile (about 2,500
- * claims at a million claims per 100,000 campaigns). Small enough that each array's text (about 17
- * bytes a claim) stays under V8's 128 KB large-object size: with 1,000 keys, the texts went to the
- * large-object space, outlived the parsing and stayed there until a full collection (48 MB of it
- * after a load of the 100k set, 25 MB with 250 keys; same load time).
+ * A chunk's arrays are parsed and applied in one go, blocking the event loop meanwhile, so a chunk
+ * is small. Small enough that each array's text stays under V8's large-object size: a larger text
+ * goes to the large-object space, outlives the parsing and stays there until a full collection,
+ * and a load reads many chunks.
  *
- * The claims are bounded too: one busy campaign (472,000 claims in a week of the benchmark set) made
- * one chunk of 16 MB of text, for which the driver grew its read buffer to 16 MB. Freeing a block
- * that large raises glibc's thresholds for returning memory to the system (to 16 and 32 MB, for
- * the process's life), and the server then kept ~40 MB of freed memory resident.
+ * The claims are bounded too: without a bound, a busy campaign's week of claims is one chunk of
+ * megabytes of text, for which the driver grows its read buffer to match. Freeing a block that
+ * large raises glibc's thresholds for returning memory to the system for the process's life, and
+ * the server then keeps that much freed memory resident (docs/design.md, "Keeping per-request
+ * garbage young").
  */
 const LOAD_CHUNK: LoadChunkSize = { keys: 250, claims: 5_000 };
 

@@ -103,10 +103,10 @@ export interface ContractVolume {
 }
 
 /**
- * One bucket per ten minutes: a week is ~1,000 buckets (five heap objects each, where one a minute
- * made 50,000 of them for every full collection to trace); a bucket's contributions are searched
- * by binary search, and the claims that arrive together are merged into it in one pass, moving its
- * later contributions once.
+ * One bucket per ten minutes: a week is about a thousand buckets of five heap objects each, few for
+ * every full collection to trace (a bucket a minute would be ten times as many); a bucket's
+ * contributions are searched by binary search, and the claims that arrive together are merged into
+ * it in one pass, moving its later contributions once.
  */
 const BUCKET_US = 600_000_000;
 const FIRST_CAPACITY = 16;
@@ -122,7 +122,7 @@ interface PendingContributions {
 
 /**
  * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
- * contribution, a week of a million claims in 16 MB once trimmed): the time as microseconds after
+ * contribution, and no object per contribution): the time as microseconds after
  * the bucket's start (below 600,000,000, exact in an Int32), the row signed by whether the claim
  * counts (+(row + 1)), cancels one (-(row + 1)) or changes a value alone (VALUE_ONLY + row + 1), and
  * the signed USD micros.
@@ -202,7 +202,8 @@ export class ClaimVolumeState {
 
   // Campaigns, by row: their key, public ID and totals per window (claims, USD micros). Rows by
   // campaign key in a typed array rather than a Map: keys are the database's serial numbers, and a
-  // Map of 100,000 entries is 4 MB of heap for every full collection to trace (this is 0.4 MB, off heap).
+  // Map of every campaign is heap for every full collection to trace, where a typed array is one
+  // object, its entries off heap.
   private rowByKey: Int32Array = new Int32Array(1024).fill(-1);
   private keys: Int32Array = new Int32Array(1024);
   private rowCount = 0;
@@ -288,9 +289,9 @@ export class ClaimVolumeState {
 
   /**
    * Makes room for claims yet to be applied, counted per minute (`startsUs[i]` the minute's start),
-   * each bucket in one buffer of its final size: a load of a week that grew its thousand buckets by
-   * doubling, interleaved, and then trimmed them left the allocator with ~18 MB of freed holes it
-   * kept resident. A bucket is ten minutes, so a minute lies within one bucket.
+   * each bucket in one buffer of its final size: growing a week's thousand buckets by doubling,
+   * interleaved, and then trimming them leaves the allocator with freed holes it keeps resident.
+   * A bucket is ten minutes, so a minute lies within one bucket.
    */
   reserve(startsUs: ArrayLike<number>, counts: ArrayLike<number>): void {
     const perBucket = new Map<number, number>();
@@ -480,8 +481,8 @@ export class ClaimVolumeState {
   }
 
   private volumeOf(row: number): CampaignVolume {
-    // Sized up front: pushed one by one, the array kept room for 17 numbers (152 bytes, not 80;
-    // 3 MB over the 46,000 volumes the rankings hold at a million claims).
+    // Sized up front: pushed one by one, V8 grows the array past its length, and the rankings hold
+    // tens of thousands of these.
     const counts = new Array<number>(2 * WINDOW_COUNT);
     for (let window = 0; window < WINDOW_COUNT; window++) {
       counts[window] = this.claims[window]![row]!;
@@ -565,8 +566,8 @@ export class ClaimVolumeState {
  * Which named contracts each campaign targets, by campaign key: the keys sorted, and for the key at
  * position p the contracts `contracts[starts[p]]` to `contracts[starts[p + 1] - 1]` (indexes into
  * the ContractTargets list). Typed arrays rather than a Map of arrays: nearly every campaign targets
- * a named contract (94,000 of the 100,000-campaign benchmark set), and a Map of small arrays is that
- * many heap objects (13 MB, against 1 MB here) for every major garbage collection to trace.
+ * a named contract, and a Map of small arrays is that many heap objects for every major garbage
+ * collection to trace, where three typed arrays are three objects and a fraction of the bytes.
  */
 class TargetIndex {
   private constructor(

@@ -19,8 +19,8 @@ export { type BulkSession, copyStatement, type Database, type DatabaseHandle, ty
 
 export async function openDatabase(settings: DatabaseSettings, logger?: Logger): Promise<DatabaseHandle> {
   if (settings.DATABASE_URL) return openPostgres(settings.DATABASE_URL, settings, logger);
-  // Loaded only when used: PGlite's code (and Drizzle's driver for it) is ~17 MB of a process's
-  // memory that a server on PostgreSQL never needs.
+  // Loaded only when used: PGlite's code (and Drizzle's driver for it) is memory that a server on
+  // PostgreSQL never needs.
   const { openPglite } = await import('./pglite.js');
   return openPglite(settings.PGLITE_DATA_DIR);
 }
@@ -147,8 +147,7 @@ export function createPool(url: string, settings: DatabaseSettings, logger?: Log
      * reachable past the next young-generation collection; after the hundred-odd queries of a claim
      * load, V8 then decided that the driver's row allocations are long-lived and allocated every
      * later row of every query in the old generation (allocation-site pretenuring), so each answer's
-     * strings were promoted: 1.65 MB per scavenge on /campaigns under load, 0.09 now; 3.16 and
-     * 0.01 in a script running the load then the list query (--trace-gc-nvp, --trace-pretenuring).
+     * strings were promoted. `node --trace-gc-nvp --trace-pretenuring` shows what a scavenge promotes.
      */
     override query(config: unknown, values?: unknown, callback?: unknown): never {
       const query = super.query.bind(this) as QueryFunction;
@@ -194,9 +193,9 @@ type QueryFunction = (config: unknown, values?: unknown, callback?: unknown) => 
  * database restart) stay in the pool until their socket is read; a request that draws one first
  * would fail although the database is fine. Each failed attempt discards its connection, so after
  * as many retries as the pool holds connections the next attempt runs on a new one: fewer retries
- * let a request fail while the pool is still full of dead connections (seen in CI under load with
- * 2 retries and a pool of 4). Every API statement is a read, so running it again is safe; a
- * database that is really down fails the retry at once (connection refused, not retried).
+ * let a request fail while the pool is still full of dead connections. Every API statement is a
+ * read, so running it again is safe; a database that is really down fails the retry at once
+ * (connection refused, not retried).
  */
 function staleConnectionRetries(poolMax: number): number {
   return poolMax + 1;

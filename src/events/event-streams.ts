@@ -51,8 +51,8 @@ class Stream implements EventSink {
   /**
    * Whether more may be written now. The stream waits only once the response asked for a drain
    * (a write returned false) and `maxBufferBytes` wait: then a 'drain' is sure to come. Below the
-   * response's own high-water mark (16 KiB on Node 20, 64 KiB from Node 22) no write returns false
-   * and no 'drain' would come, so the bound is the larger of the two.
+   * response's own high-water mark (Node's default, which grew from Node 22 on) no write returns
+   * false and no 'drain' would come, so the bound is the larger of the two.
    */
   get writable(): boolean {
     return !this.closed && !(this.response.writableNeedDrain && this.response.writableLength >= this.limits.maxBufferBytes);

@@ -36,9 +36,8 @@ export class JsonBytes {
 
   /**
    * A JSON array of elements already serialized as text (the database's documents). Assembled as
-   * bytes, never as one string: a page of 100 campaigns is ~280 KB, and a string over 128 KB is born
-   * in V8's large-object space, which only a full collection empties (the largest part of what
-   * `pageSize=100` promoted).
+   * bytes, never as one string: a page of 100 campaigns is past V8's large-object size, and a
+   * string that large is born in V8's large-object space, which only a full collection empties.
    */
   elements(texts: readonly string[]): this {
     return this.array(texts, (text, json) => json.text(text));

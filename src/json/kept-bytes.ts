@@ -3,11 +3,11 @@
  * cache's answers, the entry cache's heads): a text is encoded into one, a buffer that shares its
  * memory is copied into one, and a buffer that already owns its memory is kept as it is.
  *
- * `Buffer.from` and `Buffer.allocUnsafe` (JsonBytes) put short contents (under 4 KB) in a slice of a
- * shared 8 KB slab, and a kept slice keeps its whole slab: the slabs of requests long gone stay
- * allocated, scattered through malloc's heap among the ones in use, and the process's RSS grows
- * with them; buffers of their own keep only what they hold (docs/performance.md has the peak RSS
- * of both). Node's documentation recommends the same for retained small chunks (`Buffer.allocUnsafeSlow`).
+ * `Buffer.from` and `Buffer.allocUnsafe` (JsonBytes) put short contents (under half of
+ * `Buffer.poolSize`) in a slice of a shared slab of `Buffer.poolSize` bytes, and a kept slice keeps
+ * its whole slab: the slabs of requests long gone stay allocated, scattered through malloc's heap
+ * among the ones in use, and the process's RSS grows with them; buffers of their own keep only what
+ * they hold. Node's documentation recommends the same for retained small chunks (`Buffer.allocUnsafeSlow`).
  */
 export function keptBytes(answer: string | Buffer): Buffer {
   if (typeof answer !== 'string') {

@@ -38,7 +38,7 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** From a cached answer (~1 ms) to the statement timeout (5 s by default). */
+/** From a cached answer's time to the statement timeout (5 s by default). */
 const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export const metrics = fp<{ pool?: pg.Pool; /** Serve GET /metrics on the API's port (false: serveMetrics on a port of its own). */ route?: boolean }>(

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { parseChainlinkFeeds } from '../chain/chainlink-feeds.js';
 import { createRpc } from '../chain/rpc.js';
 import { createSessionLock, type SessionLock } from '../db/session-lock.js';
-import { createChainlinkSource, parseChainlinkFeeds } from '../prices/chainlink.js';
+import { createChainlinkSource } from '../prices/chainlink.js';
 import { createDefiLlamaSource, DEFILLAMA_CHAINS } from '../prices/defillama.js';
 import type { PriceSource } from '../prices/source.js';
 import type { PriceJobSettings } from './job.js';

@@ -42,8 +42,8 @@ export interface DefiLlamaSourceOptions {
   fetch?: typeof globalThis.fetch;
   /**
    * Sent as `searchWidth` (e.g. `4h`) when set: how far either side of the asked time DefiLlama
-   * looks for a price (its default is 6 hours). The parameter was dropped from the API document in
-   * July 2026, so it is not sent unless configured.
+   * looks for a price (its default is 6 hours). The API document no longer lists the parameter, so
+   * it is not sent unless configured.
    */
   searchWidth?: string;
   /** Refuse a price whose `confidence` is below this (0..1). Prices without a confidence are kept. */
@@ -52,7 +52,7 @@ export interface DefiLlamaSourceOptions {
   chains?: Readonly<Record<number, { slug: string; native: string }>>;
 }
 
-/** An answer larger than this is not a price list; expected answers are about 150 bytes a coin. */
+/** An answer larger than this is not a price list: one for a request's coins is far smaller. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Ethereum's genesis block (2015-07-30): no token price is older. */
 const EARLIEST_PRICE_TIME_S = 1_438_269_973;

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import { generateToken, hashToken, sameHash } from '../auth/tokens.js';
+import { generateToken, hashToken, sameHash } from '../api-token.js';
 import type { Database } from '../db/client.js';
 import { apiTokens, users } from '../db/schema.js';
 

@@ -126,8 +126,8 @@ function toListItems(rows: ListItemRow[]): JsonText<CampaignListItem>[] {
  * Whether the page's best plan depends on the filter values: for a token half the campaigns pay,
  * walking the newest-first index and checking each campaign finds a page at once; for a token
  * few pay, that walk reads the whole table, and reading the few matches then sorting them is right.
- * A prepared statement's generic plan picks one for the average value, tens of times slower than
- * the right plan for a common token or target contract; a plan per request costs far less than that.
+ * A prepared statement's generic plan picks one for the average value, far slower than the right
+ * plan for a common token or target contract; a plan per request costs far less than that.
  */
 function hasValueFilter(filters: CampaignFilters): boolean {
   return (

@@ -188,7 +188,7 @@ function onlyTokenWhitelist(filters: TrendingFilters): boolean {
 
 /**
  * Whether the filters name action types, the only conditions on the template `t`: without them the
- * page's statement leaves the template out, which makes it a fifth cheaper to plan.
+ * page's statement leaves the template out, which makes it cheaper to plan.
  */
 function filtersActionTypes(filters: TrendingFilters): boolean {
   return Boolean(filters.actionTypes?.length || filters.excludedActionTypes?.length);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, TOKEN_FORMAT } from '../../src/auth/tokens.js';
+import { hashToken, TOKEN_FORMAT } from '../../src/api-token.js';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import { createApiTokensRepository } from '../../src/repositories/api-tokens.repository.js';
 import { buildTestApp } from '../helpers/app.js';

@@ -5,7 +5,7 @@
 --
 -- PL/pgSQL for its plans, which PostgreSQL keeps per server connection: behind PgBouncer in
 -- transaction mode the API keeps no named prepared statement, and planning these queries on every
--- request cost more than running them (0.12 ms of a 0.27 ms default list page). The generic plan
+-- request costs more than running them. The generic plan
 -- reads the index in order whatever the limit and offset (each half of `active_first` too, and the
 -- whitelisted newest-first page index-only down to deep pages), which is what a plan for the
 -- values at hand chooses; without the SET, PostgreSQL would plan per call because it prices a

@@ -5,8 +5,9 @@
 -- incentive across its limit or budget (most claims do not).
 --
 -- A generic plan: a claim calls it for one campaign hundreds of times a second, and with `keys` unknown
--- the planner would otherwise plan the statement again on every call (a custom plan, half its cost);
--- the generic plan of nested index lookups also serves a full refresh, about a second slower in 100,000.
+-- the planner would otherwise plan the statement again on every call (a custom plan, a large share of
+-- its cost); the generic plan of nested index lookups also serves a full refresh (after a bulk write),
+-- only a little slower than a plan made for every campaign.
 CREATE OR REPLACE FUNCTION refresh_campaign_flags(keys integer[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE

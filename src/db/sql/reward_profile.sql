@@ -12,8 +12,8 @@
 --
 -- One call instead of six statements: the claimant's claims and unused signatures are read once,
 -- and say `claimed` and the signature of the standing without a lookup per campaign. PL/pgSQL for
--- its plans, kept per server connection: the active list's statement, planned per claimant, cost
--- more to plan (0.8 ms) than to run.
+-- its plans, kept per server connection: the active list's statement, planned per claimant, costs
+-- more to plan than to run.
 CREATE OR REPLACE FUNCTION reward_profile(claimant text, at timestamptz, whitelisted_only boolean, max_each integer)
 RETURNS TABLE (list text, key integer, version text, claimant_claimed boolean, claimant_listed boolean, claimant_member boolean,
                signature_incentive_id smallint, signature text, signature_referrer text, claimed_usd text,
@@ -21,7 +21,7 @@ RETURNS TABLE (list text, key integer, version text, claimant_claimed boolean, c
 LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: each list reads the claimant's own rows through their index, whoever it is.
 -- No JIT: the active list's index walk is priced as if it read the whole index (it stops after
--- `max_each`), and compiling the plan cost 70 ms where running it costs one or two.
+-- `max_each`), and compiling the plan would cost many times what running it does.
 SET plan_cache_mode = force_generic_plan SET jit = off AS $$
 #variable_conflict use_column
 DECLARE

@@ -4,8 +4,8 @@
 -- when it falls on the page (the `page_count` passing campaigns after the first `page_from`).
 --
 -- The same statement the API writes for a filtered batch, but kept here, where PostgreSQL plans
--- it once per server connection: behind a transaction pooler nothing is prepared, and the inline
--- statement took about 0.17 ms more to parse and plan on every request than this call does.
+-- it once per server connection: behind a transaction pooler nothing is prepared, and parsing and
+-- planning the inline statement on every request costs more than this call does.
 CREATE OR REPLACE FUNCTION trending_batch_versions(keys integer[], at timestamptz, whitelisted_only boolean,
                                                    page_from integer, page_count integer, claimant text)
 RETURNS TABLE (passing_key integer, key integer, version text, claimant_claimed boolean, claimant_listed boolean,

@@ -3,7 +3,7 @@
 --
 -- PL/pgSQL, not SQL, for its plan: PostgreSQL keeps a PL/pgSQL function's query plans for the life
 -- of the server connection (PostgreSQL 15 plans a SQL function's body on every call). This query
--- joins eight tables and two lateral subqueries, and planning it costs about twice what running it
+-- joins eight tables and two lateral subqueries, and planning it costs more than running it
 -- does; behind PgBouncer in transaction mode the API cannot keep a named prepared statement
 -- across transactions, so this is where the plan lives. Its callers pass the keys: the trending and
 -- reward-kit operations, for entries they build and keep (src/services/entry-texts.ts).

@@ -20,8 +20,8 @@ export type ResponseEncoding = 'br' | 'gzip';
  * saved answers:
  * - from 32 KiB, brotli quality 1 is both smaller and cheaper than gzip level 1 (quality 1 works
  *   with a larger window from that size on);
- * - below it, quality 1 sends a few percent more bytes than gzip level 1, while quality 3 sends
- *   fewer than gzip at about gzip's cost, and such answers are cheap at any quality.
+ * - below it, quality 1 sends more bytes than gzip level 1, while quality 3 sends fewer than gzip
+ *   at about gzip's cost, and such answers are cheap at any quality.
  * The response cache compresses a kept answer once per encoding, not once per request.
  */
 const BROTLI_SMALL_ANSWER_BYTES = 32 * 1024;
@@ -45,11 +45,11 @@ const ZLIB_WITH_BROTLI_BY_SIZE = {
 
 /**
  * Buffered answers up to this size are compressed in one synchronous call on the main thread, not
- * through a zlib stream on the libuv pool (@fastify/compress streams from 8 KiB on two cores, 4 KiB
- * on four): a streaming encoder does not know the length (brotli sizes its window for the worst
- * case) and each chunk is a trip to the pool, so the stream costs far more CPU per answer, and this
- * service runs out of CPU, not of main-thread time, first. Above it, one answer would hold the main
- * thread too long at once, so it streams.
+ * through a zlib stream on the libuv pool (by default @fastify/compress streams any answer above a
+ * few KiB, less the more cores the host has): a streaming encoder does not know the length (brotli
+ * sizes its window for the worst case) and each chunk is a trip to the pool, so the stream costs far
+ * more CPU per answer, and this service runs out of CPU, not of main-thread time, first. Above it,
+ * one answer would hold the main thread too long at once, so it streams.
  */
 const SYNC_MAX_BYTES = 1024 * 1024;
 

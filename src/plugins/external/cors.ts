@@ -46,9 +46,9 @@ export function corsOrigins(origins: string[] | undefined): { public: Origin; st
  * @fastify/cors is registered with static options, never with a per-request delegator: with a
  * delegator it rebuilds its options on every request (a spread copy that then gains properties),
  * which on V8 makes a new hidden class per request; those live in the old generation, and under
- * load they were most of what the server promoted (peak RSS 344 MB against 223 MB with static
- * options, explore contracts at 10 connections). The public policy is the registered one; where
- * the staging policy differs (CORS_ORIGINS unset: public `*`, staging closed), two hooks of this
+ * load they would be most of what the server promotes, raising its peak RSS far past its target
+ * (docs/design.md, "Keeping per-request garbage young"). The public policy is the registered one;
+ * where the staging policy differs (CORS_ORIGINS unset: public `*`, staging closed), two hooks of this
  * plugin close the staging routes:
  * - preflights are answered in an onRequest hook, before any route (and its bearer
  *   authentication) runs: a browser never sends credentials on a preflight. A preflight matches

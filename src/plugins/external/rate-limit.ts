@@ -34,8 +34,8 @@ export const rateLimitPerClient = fp<RateLimitOptions>(
   async (app: FastifyInstance, { max, windowMs, redisUrl, logger, onStoreError }) => {
     let shared: StoreWatch | undefined;
     if (redisUrl) {
-      // Loaded only when a Redis URL is set: ioredis and its dependencies are code and heap (about 1 MB
-      // of old generation) a process without Redis would carry for nothing.
+      // Loaded only when a Redis URL is set: ioredis and its dependencies are code and old-generation
+      // heap that a process without Redis would carry for nothing.
       const { sharedBudgetStore } = await import('./rate-limit-redis.js');
       shared = sharedBudgetStore(redisUrl, logger, onStoreError);
       app.addHook('onReady', () => shared!.connected());

@@ -23,9 +23,9 @@ export const HELMET_OPTIONS = {
  * Helmet decides the headers; they are read from it once and added as the reply's own headers. Run
  * per request on the raw response, its `setHeader` calls made Node merge every reply header into
  * the response one by one, a small array per header, instead of handing Fastify's header object to
- * `writeHead` as it is. Those arrays are what V8 pretenured into the old generation in a process
- * that took load right after its claim load (docs/design.md, "Keeping per-request garbage young"):
- * per-request garbage at up to 10 MB/s, and peak RSS 270-290 MB instead of 170-190.
+ * `writeHead` as it is. V8 may pretenure those arrays into the old generation in a process that
+ * takes load right after its claim load (docs/design.md, "Keeping per-request garbage young"); the
+ * old generation then fills with per-request garbage and the peak RSS rises far past its target.
  */
 export const securityHeaders = fp(
   (app: FastifyInstance) => {

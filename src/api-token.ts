@@ -3,14 +3,19 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * Bearer tokens: 32 random bytes (256 bits), base64url, with a recognisable prefix so a leaked
  * token is easy to spot in a secret scanner. Only the SHA-256 of a token is ever stored.
+ *
+ * In the base layer because the logger masks tokens and the api-tokens repository makes and
+ * hashes them; the bearer-auth plugin (src/auth/) checks their shape with the same pattern.
  */
 const TOKEN_PREFIX = 'cs_';
 const TOKEN_BYTES = 32;
-export const TOKEN_FORMAT = /^cs_[A-Za-z0-9_-]{43}$/;
-const TOKENS_IN_TEXT = /cs_[A-Za-z0-9_-]{43}/g;
+/** base64url without padding: 43 characters for 32 bytes. */
+const TOKEN_BODY = `[A-Za-z0-9_-]{${Math.ceil((TOKEN_BYTES * 8) / 6)}}`;
+export const TOKEN_FORMAT = new RegExp(`^${TOKEN_PREFIX}${TOKEN_BODY}$`);
+const TOKENS_IN_TEXT = new RegExp(`${TOKEN_PREFIX}${TOKEN_BODY}`, 'g');
 
 /** Replaces anything shaped like a token in free text (a URL about to be logged) with a marker. */
-export const maskTokens = (text: string) => text.replace(TOKENS_IN_TEXT, 'cs_[redacted]');
+export const maskTokens = (text: string) => text.replace(TOKENS_IN_TEXT, `${TOKEN_PREFIX}[redacted]`);
 
 export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
