@@ -39,7 +39,7 @@ Filters combine with AND. By default a client IP may hold at most ${settingDefau
 
 This page cannot show a stream: "Execute" waits for an answer that never ends. Watch one from a terminal instead
 (\`-N\` prints each event as it comes), or with \`EventSource\` in a browser. On the demo data (a start with no
-configuration) a new claim comes every ${settingDefault('DEMO_LIVE_INTERVAL_MS')} by default (\`DEMO_LIVE\`):
+configuration) a new claim comes every ${settingDefault('DEMO_LIVE_INTERVAL_MS')} by default (\`DEMO_LIVE_INTERVAL_MS\`):
 
 \`\`\`
 curl -N 'http://127.0.0.1:3000/events?type=claim.written,campaign.created'
