@@ -3,7 +3,7 @@
  * layers below it, and no import cycle exists.
  *
  *   entry    server.ts, cli/, docs/                    what a process runs
- *   app      app.ts, startup.ts, demo.ts               the Fastify app and its start-up work
+ *   app      app.ts, startup.ts, demo.ts, demo-live.ts the Fastify app, its start-up work, the demo
  *   http     routes/, plugins/, openapi/, auth/        requests and answers; who may make them
  *   domain   services/, claim-volumes/, events/,       assembly of answers; the claim volumes; the event
  *            indexer/, price-job/                      streams; following the chain and prices
@@ -12,7 +12,7 @@
  */
 const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
-  app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$'],
+  app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$', '^src/demo-live\\.ts$'],
   http: ['^src/routes/', '^src/plugins/', '^src/openapi/', '^src/auth/'],
   domain: ['^src/services/', '^src/claim-volumes/', '^src/events/', '^src/indexer/', '^src/price-job/'],
   data: ['^src/repositories/', '^src/ingest/', '^src/seed/', '^src/prices/'],

@@ -41,6 +41,13 @@ export const ConfigSchema = Type.Object({
   DEMO_DATA: Type.Optional(
     Type.Boolean({ description: 'Fill an empty database with demo data at start; default: on for the embedded database' }),
   ),
+  DEMO_LIVE: Type.Optional(
+    Type.Boolean({
+      description:
+        'With the demo data, write a new demo claim every DEMO_LIVE_INTERVAL_MS, so that GET /events has changes to send; default: on when the demo data is (DEMO_DATA), never without it',
+    }),
+  ),
+  DEMO_LIVE_INTERVAL_MS: milliseconds(3000, 'How often the live demo (DEMO_LIVE) writes a claim'),
   LOG_LEVEL: LogLevel,
   LOG_FORMAT: Type.Optional(
     Type.Union([Type.Literal('json'), Type.Literal('pretty')], {

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { EmbeddedDatabaseInUse } from './db/pglite-lock.js';
 import { prepareDemo } from './demo.js';
+import { DemoLiveWriter } from './demo-live.js';
 import { createServerLogger } from './logger.js';
 import { serveMetrics } from './plugins/metrics.js';
 import { STARTED, StartupWork } from './startup.js';
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
   }
 
   const demo = config.DEMO_DATA ?? database.kind === 'pglite';
+  // Fake claims belong in the demo data only, never in a database of real ones.
+  const demoLive = demo && (config.DEMO_LIVE ?? true);
+  if (config.DEMO_LIVE && !demo) logger.warn('DEMO_LIVE is ignored: it writes claims only on the demo data (DEMO_DATA)');
   const startup = new StartupWork(logger, config.MIGRATE_ON_START ? 'database migrations are not applied yet' : 'loading demo data');
   // Without migrations or demo data to wait for, the API answers at once; the connection check
   // below still runs, and a refusal it finds ends the process.
@@ -49,6 +53,7 @@ async function main(): Promise<void> {
   if (metricsServer) logger.info(`metrics at ${metricsServer.url}/metrics`);
 
   let stopping = false;
+  let liveWriter: DemoLiveWriter | undefined;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
@@ -59,8 +64,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_GRACE_MS);
     deadline.unref();
-    app
-      .close()
+    // The demo's writes stop first: the one in flight ends before the database closes.
+    Promise.resolve(liveWriter?.close())
+      .then(() => app.close())
       .then(() => metricsServer?.close())
       .then(() => database.close())
       .then(() => {
@@ -91,6 +97,13 @@ async function main(): Promise<void> {
     logger.info(
       { demoToken, example: `curl -H 'Authorization: Bearer ${demoToken}' ${config.STAGING_URL}/users/profile` },
       `demo token for the staging routes (/campaigns/accesslists, /users/profile): Authorization: Bearer ${demoToken}`,
+    );
+  }
+  if (demoLive && demoToken && !stopping) {
+    liveWriter = new DemoLiveWriter({ database, logger, intervalMs: config.DEMO_LIVE_INTERVAL_MS });
+    liveWriter.start();
+    logger.info(
+      `demo: a new claim every ${config.DEMO_LIVE_INTERVAL_MS / 1000} s, streamed by GET /events; watch: curl -N ${config.BASE_URL}/events (DEMO_LIVE=false stops it)`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyInstance, onRequestHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { badRequest, serviceUnavailable } from '../errors.js';
 import type { IndexedBlocks } from '../services/indexed-blocks.js';
@@ -51,6 +51,12 @@ export const freshness = fp<{ indexedBlocks: IndexedBlocks; maxWaitMs: number }>
       if (header !== undefined) void reply.header(INDEXED_BLOCKS_HEADER, header);
       next();
     };
+    /** The position read last, replacing the one the request arrived with. */
+    const sayWhereDataStandsNow = (reply: FastifyReply) => {
+      const header = indexedBlocks.header;
+      if (header === undefined) void reply.removeHeader(INDEXED_BLOCKS_HEADER);
+      else void reply.header(INDEXED_BLOCKS_HEADER, header);
+    };
 
     const waitForMinBlock: preHandlerAsyncHookHandler = async (request, reply) => {
       const query = request.query as { minBlock?: string };
@@ -60,16 +66,23 @@ export const freshness = fp<{ indexedBlocks: IndexedBlocks; maxWaitMs: number }>
       const chainId = Number(chain);
       const blockNumber = Number(block);
       const outcome = await indexedBlocks.waitFor(chainId, blockNumber, maxWaitMs);
-      if (outcome === 'unknown-chain') throw badRequest(`minBlock names chain ${chainId}, which the indexer does not follow`);
+      // The wait read the positions again, and the answer names the one it goes by, not the one the
+      // request arrived with: written, one that includes the block (the data, read after it, does
+      // too); an error, the one its message names.
+      sayWhereDataStandsNow(reply);
+      if (outcome === 'unknown-chain') {
+        throw badRequest(
+          indexedBlocks.indexesAnyChain
+            ? `minBlock names chain ${chainId}, which the indexer does not follow`
+            : `minBlock needs the indexer: no chain is indexed here (set CHAIN_RPC_URLS), so chain ${chainId} is unknown`,
+        );
+      }
       if (outcome === 'timed-out') {
         const at = indexedBlocks.position(chainId)?.blockNumber;
         throw serviceUnavailable(
           `block ${blockNumber} of chain ${chainId} is not indexed yet (indexed through ${at ?? 'no block'}; waited ${maxWaitMs} ms); retry shortly`,
         );
       }
-      // The position now read includes the block: the answer's data, read after it, does too.
-      const header = indexedBlocks.header;
-      if (header !== undefined) void reply.header(INDEXED_BLOCKS_HEADER, header);
     };
 
     app.addHook('onRoute', (route) => {

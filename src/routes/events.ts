@@ -38,7 +38,8 @@ Filters combine with AND. By default a client IP may hold at most ${settingDefau
 (\`EVENTS_MAX_STREAMS_PER_IP\`), and a server process at most ${settingDefault('EVENTS_MAX_STREAMS')} (\`EVENTS_MAX_STREAMS\`).
 
 This page cannot show a stream: "Execute" waits for an answer that never ends. Watch one from a terminal instead
-(\`-N\` prints each event as it comes), or with \`EventSource\` in a browser:
+(\`-N\` prints each event as it comes), or with \`EventSource\` in a browser. On the demo data (a start with no
+configuration) a new claim comes every ${settingDefault('DEMO_LIVE_INTERVAL_MS')} by default (\`DEMO_LIVE_INTERVAL_MS\`):
 
 \`\`\`
 curl -N 'http://127.0.0.1:3000/events?type=claim.written,campaign.created'

@@ -56,6 +56,11 @@ export class IndexedBlocks {
     return this.positions.get(chainId);
   }
 
+  /** Whether the last read found any chain indexed: none means no indexer has written to this database. */
+  get indexesAnyChain(): boolean {
+    return this.positions.size > 0;
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;

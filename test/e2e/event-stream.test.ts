@@ -149,7 +149,11 @@ describe.skipIf(!chromiumFound)('claims pushed to a browser (EventSource, SDK by
     const response = await app.inject(`/campaigns/${campaignId}?minBlock=${world.chain.chainId}:${block}`);
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
-    expect(response.json<{ error: string }>().error).toMatch(new RegExp(`^block ${block} of chain ${world.chain.chainId} is not indexed yet`));
+    const { error } = response.json<{ error: string }>();
+    expect(error).toMatch(new RegExp(`^block ${block} of chain ${world.chain.chainId} is not indexed yet`));
+    // Its Indexed-Blocks names the block its message says the data is indexed through.
+    const through = /indexed through (\d+);/.exec(error)?.[1];
+    expect(response.headers['indexed-blocks']).toMatch(new RegExp(`^${world.chain.chainId};block=${through};`));
     expect(Date.now() - started).toBeGreaterThanOrEqual(7_500);
   }, 60_000);
 });

@@ -77,19 +77,28 @@ describe('freshness: Indexed-Blocks and minBlock', () => {
 
   it('answers 503 with Retry-After when the block is not written within the bound', async () => {
     const started = Date.now();
-    const response = await app.inject(`/campaigns?minBlock=8453:500`);
+    const asked = app.inject(`/campaigns?minBlock=8453:500`);
+    // The indexer moves on while the request waits, but not far enough.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await indexThrough(database, 8453, 108);
+    const response = await asked;
     expect(Date.now() - started).toBeGreaterThanOrEqual(550);
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
     expect(response.json()).toEqual({
-      error: 'block 500 of chain 8453 is not indexed yet (indexed through 101; waited 600 ms); retry shortly',
+      error: 'block 500 of chain 8453 is not indexed yet (indexed through 108; waited 600 ms); retry shortly',
     });
+    // The header names the position the message names, not the one the request arrived with.
+    expect(response.headers['indexed-blocks']).toBe('10;block=7;time=1764000007, 8453;block=108;time=1764000108');
   });
 
   it('refuses a chain the indexer does not follow and a malformed minBlock with a 400', async () => {
+    // A chain indexed meanwhile shows in the 400's header: the position the refusal went by.
+    await indexThrough(database, 10, 9);
     const unknown = await app.inject('/campaigns?minBlock=1:5');
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json()).toEqual({ error: 'minBlock names chain 1, which the indexer does not follow' });
+    expect(unknown.headers['indexed-blocks']).toBe('10;block=9;time=1764000009, 8453;block=108;time=1764000108');
     for (const bad of ['8453', '8453:', 'abc:1', '8453:1:2', '8453:-1', `8453:${'9'.repeat(17)}`]) {
       const response = await app.inject(`/campaigns?minBlock=${encodeURIComponent(bad)}`);
       expect(response.statusCode, bad).toBe(400);
@@ -111,6 +120,30 @@ describe('freshness: Indexed-Blocks and minBlock', () => {
       expect(op.parameters.some((p) => p.name === 'minBlock' && p.in === 'query'), path).toBe(true);
       expect(Object.keys(op.responses['200']!.headers), path).toEqual(expect.arrayContaining(['Indexed-Blocks', 'Age']));
     }
+  });
+});
+
+describe('minBlock where no chain is indexed (the demo data, no indexer)', () => {
+  let database: TestDatabase;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await buildTestApp(database, { READ_YOUR_WRITES_MAX_WAIT_MS: '600' });
+    await app.indexedBlocks.refresh();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('says that minBlock needs the indexer, and sends no Indexed-Blocks', async () => {
+    const response = await app.inject('/campaigns?minBlock=8453:5');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      error: 'minBlock needs the indexer: no chain is indexed here (set CHAIN_RPC_URLS), so chain 8453 is unknown',
+    });
+    expect(response.headers['indexed-blocks']).toBeUndefined();
   });
 });
 
