@@ -20,8 +20,8 @@ export type ResponseEncoding = 'br' | 'gzip';
  * saved answers:
  * - from 32 KiB, brotli quality 1 is both smaller and cheaper than gzip level 1 (quality 1 works
  *   with a larger window from that size on);
- * - below it, quality 1 sends more bytes than gzip level 1, while quality 3 sends fewer than gzip
- *   at about gzip's cost, and such answers are cheap at any quality.
+ * - below it, quality 1 sends more bytes than gzip level 1, while quality 3 sends about as many
+ *   or fewer for a little more CPU than gzip's, and such answers are cheap at any quality.
  * The response cache compresses a kept answer once per encoding, not once per request.
  */
 const BROTLI_SMALL_ANSWER_BYTES = 32 * 1024;
