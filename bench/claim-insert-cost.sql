@@ -36,7 +36,7 @@ BEGIN
 END
 $$;
 \set now 'BEGIN; SELECT pg_temp.measure(''now: campaign_live only''); ROLLBACK;'
-\set before 'BEGIN; CREATE OR REPLACE FUNCTION incentives_after_write() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN PERFORM refresh_campaigns(ARRAY(SELECT campaign_key FROM new_rows)); RETURN NULL; END $f$; SELECT pg_temp.measure(''before: documents rebuilt''); ROLLBACK;'
+\set before 'BEGIN; CREATE OR REPLACE FUNCTION incentives_documents() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN PERFORM refresh_campaigns(ARRAY(SELECT campaign_key FROM new_rows)); RETURN NULL; END $f$; SELECT pg_temp.measure(''before: documents rebuilt''); ROLLBACK;'
 :now
 :before
 :now

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 
-/** The channel claims_after_write() notifies in every transaction that writes claims. */
+/** The channel claims_volume_feed() notifies in every transaction that writes claims. */
 export const CLAIM_FEED_CHANNEL = 'claim_changes';
 
 /**

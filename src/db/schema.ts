@@ -567,7 +567,7 @@ export const claims = pgTable(
     txHash: text('tx_hash').notNull(),
     claimedAt: timestamptz('claimed_at').notNull(),
     /**
-     * The chain of the claim's campaign, part of the natural key. claims_after_write() checks that
+     * The chain of the claim's campaign, part of the natural key. claims_check() checks that
      * they are equal and campaign_chain_fixed() that a campaign's chain never changes (src/db/sql/);
      * a foreign key to campaigns (key, chain_id) did, and locked the campaign's row for every claim.
      */
@@ -667,7 +667,7 @@ export const campaignDocuments = pgTable('campaign_documents', {
 
 /**
  * The fields of a campaign's documents that claims change, kept apart so that a claim rewrites this
- * short row rather than the documents (`refresh_campaign_totals()`): per incentive with live fields,
+ * short row rather than the documents (`refresh_campaign_live()`): per incentive with live fields,
  * in position order, its `claimedAmount` .. `remainingBalance` members; the list item's `usdSpend`,
  * `tokenSpend` and `availableBudgetUsd`; the detail's `availableBudgetUsd`. The documents hold the
  * placeholder U+0001 where these go, in that order; readers fill them in.
@@ -708,7 +708,7 @@ export const entryVersionSequence = pgSequence('entry_version_seq');
  * The version of each campaign's trending entry: what the API's entry cache compares before it
  * reuses an entry it built. Taken from `entry_version_seq` whenever a row the entry shows changes:
  * the campaign, its allow list's type or its incentives (claim totals included), by
- * `refresh_campaigns()` and the claim path of `incentives_after_write()`. One lookup per campaign
+ * `refresh_campaigns()` and `claims_totals()`. One lookup per campaign
  * instead of reading the version of every row an entry is built from.
  */
 export const entryVersions = pgTable('entry_versions', {
@@ -738,7 +738,7 @@ const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' 
 
 /**
  * Every change to the claims that claim volumes depend on, in the writing transaction (trigger
- * `claims_after_write`): +1 for a claim added, -1 for one removed, both for an update that moves a
+ * `claims_volume_feed`): +1 for a claim added, -1 for one removed, both for an update that moves a
  * claim to another campaign or instant; `sign` 0 with a campaign for an update of a claim's value
  * alone (`usd_value` is then the difference, and the count stays); `sign` 0 without a campaign says
  * the claims were reloaded wholesale (TRUNCATE, bulk load) and readers must reload.
@@ -802,7 +802,7 @@ export const claimChangeMarks = pgTable('claim_change_marks', {
 
 /**
  * What the API's event streams (GET /events) deliver: one row per event, written by the triggers of
- * the tables it reports on (claims_after_write(), campaigns_after_write()) in the writing
+ * the tables it reports on (the `*_events.sql` functions of src/db/sql) in the writing
  * transaction, so an event exists exactly when its write committed. `type`, `chain_id`,
  * `campaign_id` and `claimant` are what streams filter on; `data` is the event as clients get it.
  * Within a transaction, `id` orders the events; across transactions, their `event_commits` position.

@@ -69,7 +69,7 @@ describe('a claim leaves the stored documents alone', () => {
 
 /**
  * A claim refreshes the campaign's flags only when it moves an incentive across its claim limit
- * (claims_after_write); these are the cases where it does, both ways.
+ * (claims_totals); these are the cases where it does, both ways.
  */
 describe('a claim that exhausts or frees an incentive', () => {
   const setup = useTestApp();

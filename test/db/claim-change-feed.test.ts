@@ -11,7 +11,7 @@ interface ChangeRow {
   sign: number;
 }
 
-/** The trigger behind the claim change feed (src/db/sql/claims_after_write.sql, prune_claim_changes.sql). */
+/** The trigger behind the claim change feed (src/db/sql/claims_volume_feed.sql, prune_claim_changes.sql). */
 describe('claim change feed', () => {
   let database: TestDatabase;
   let campaignKey: number;

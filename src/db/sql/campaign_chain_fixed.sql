@@ -1,6 +1,6 @@
 -- A campaign's chain never changes: it is part of the campaign's natural key and public ID
 -- (`<chainId>:<coreAddress>:<identifier>`), and each of its claims carries it in the claim's own natural
--- key (chain, transaction hash, log index). claims_after_write() checks that a written claim's chain
+-- key (chain, transaction hash, log index). claims_check() checks that a written claim's chain
 -- is its campaign's; this keeps that true afterwards. (A foreign key from claims (campaign_key,
 -- chain_id) did both until migration 0056, and locked the campaign's row for every claim. Refusing
 -- every change, not only that of a campaign with claims, leaves no race with a claim written at the

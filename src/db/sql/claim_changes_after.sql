@@ -29,8 +29,8 @@ LANGUAGE sql STABLE AS $$
          AND NOT pg_visible_in_snapshot(x.xid, since)
        -- In transaction order, which is what makes a generic plan read claim_changes_xid_idx from
        -- the snapshot's xmin on. Without an order it priced `xid >= $1` at a third of the table and
-       -- read all of it: ten minutes of changes, 1.4 ms a poll at 10,000 rows, growing with the rate
-       -- of claims, on every request that reads claim volumes.
+       -- read all of it, ten minutes of changes growing with the rate of claims, on every request that
+       -- reads claim volumes.
        ORDER BY x.xid
        LIMIT max_changes + 1) AS ch ON true;
 $$;

@@ -1,5 +1,5 @@
 -- A claim as the event streams report it (GET /events, ClaimEvent in the OpenAPI document): written by
--- claims_after_write() for each claim written or removed. `campaign_id` comes from the caller, which
+-- claims_events() for each claim written or removed. `campaign_id` comes from the caller, which
 -- joins the campaign (a claim deleted with its campaign no longer finds it: NULL then).
 CREATE OR REPLACE FUNCTION claim_event_data(claim claims, campaign_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(

@@ -5,7 +5,7 @@
 -- nothing depends on the order they commit in. A bulk load skips it (refresh deferred) and a
 -- TRUNCATE cannot say whom it touched: both bump campaign_set_version, against which every kept
 -- profile is checked as well (the bulk loaders do at their end). Claims record theirs in
--- claims_after_write(), with everything else a claim keeps in step.
+-- claims_claimant_feed(), one of the claims triggers.
 CREATE OR REPLACE FUNCTION claimant_after_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   touched text[] := '{}';

@@ -10,6 +10,9 @@
 CREATE OR REPLACE FUNCTION record_campaign_events(event_type text, keys integer[]) RETURNS void LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
+  IF cardinality(keys) = 0 THEN
+    RETURN;
+  END IF;
   INSERT INTO events (type, chain_id, campaign_id, data)
   SELECT event_type, c.chain_id, c.public_id,
          jsonb_build_object(

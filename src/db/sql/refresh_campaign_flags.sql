@@ -1,7 +1,7 @@
 -- The campaign flags that claims and tokens move: has_budget_left (some incentive can still pay) and
 -- pays_only_whitelisted_tokens, for the given campaigns. A changed flag changes what the filters match,
 -- so it bumps the campaign set's version (its `value`; the flags are not what campaigns target).
--- Called by refresh_campaign_totals(), and by the claims and incentives triggers only when a write moved an
+-- Called by refresh_campaigns(), and by claims_totals() and incentives_documents() only when a write moved an
 -- incentive across its limit or budget (most claims do not).
 --
 -- A generic plan: a claim calls it for one campaign hundreds of times a second, and with `keys` unknown
@@ -15,7 +15,8 @@ DECLARE
 BEGIN
   -- Two claims of one campaign at once each reach an incentive's limit: the second must see the first's.
   PERFORM lock_campaign_refresh(keys);
-  -- Tells campaigns_after_write() that this update is ours, not a write to react to.
+  -- Tells the campaigns triggers (campaigns_documents(), campaigns_events()) that this update is ours,
+  -- not a write to react to.
   PERFORM set_config('campaign_service.refreshing', 'on', true);
   UPDATE campaigns AS c
      SET has_budget_left = s.has_budget_left,

@@ -1,5 +1,6 @@
--- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL): what
--- refresh_campaign_totals() keeps, and the campaign_documents row. The documents leave a placeholder
+-- Rebuilds the derived state of the given campaigns (all of them when `keys` is NULL): the flags
+-- (refresh_campaign_flags()), the campaign_live row of the fields claims change
+-- (refresh_campaign_live()), and the campaign_documents row. The documents leave a placeholder
 -- (U+0001) where the fields claims change go: readers fill them in from campaign_live. The campaigns'
 -- trending entries get new versions (bump_entry_versions()). Skipped while a bulk
 -- loader has deferred it (refresh_deferred()); that loader calls refresh_campaigns(NULL) at its end.
@@ -20,7 +21,8 @@ BEGIN
   END IF;
 
   -- The flags and the fields claims change: the documents below leave placeholders for the latter.
-  PERFORM refresh_campaign_totals(keys);
+  PERFORM refresh_campaign_flags(keys);
+  PERFORM refresh_campaign_live(keys);
   PERFORM bump_entry_versions(keys);
 
   WITH targets AS MATERIALIZED (

@@ -7,9 +7,9 @@
 -- key, id) order (all of them when p_limit is NULL, from the first when p_after_key is NULL); it
 -- returns how many it valued, how many it looked at, and the last one, where the next chunk starts.
 -- Each chunk is short, so that readers and writers of the claims share the machine with a long
--- revaluation. The update goes through claims_after_write(), so totals, documents and the claim feed
+-- revaluation. The update goes through the claims triggers, so totals, documents and the claim feed
 -- follow; in campaign order, a chunk's claims belong to few campaigns, whose totals and documents that
--- trigger then rebuilds once for many claims (in time order, a chunk reached most campaigns). The
+-- triggers then rebuild once for many claims (in time order, a chunk reached most campaigns). The
 -- chunk carries what valuing needs, so that the claims are read once more only by the update, by key
 -- (a second join back to claims was planned as a scan of the whole table).
 CREATE OR REPLACE FUNCTION revalue_claims(

@@ -90,7 +90,7 @@ BEGIN
      LEFT JOIN claimed AS m ON m.campaign_key = l.key
      LEFT JOIN first_unused AS s ON s.campaign_key = l.key
      -- Lookups per campaign, as LATERAL with LIMIT: as EXISTS in the select list, the planner may hash
-     -- the whole of access_list_members instead (50 ms).
+     -- the whole of access_list_members instead, on every profile.
      LEFT JOIN LATERAL (SELECT true AS found FROM allow_list_addresses AS x
                          WHERE x.allow_list_id = l.allow_list_id AND x.address = reward_profile.claimant LIMIT 1) AS listed ON true
      LEFT JOIN LATERAL (SELECT true AS found FROM access_list_members AS x
