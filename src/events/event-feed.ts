@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { Poller } from '../poller.js';
 import type { EventPosition, EventsRepository } from '../repositories/events.repository.js';
 import { type EventFilter, matches } from './event-filter.js';
@@ -283,4 +284,12 @@ export class EventFeed {
       }
     }
   }
+}
+
+/** The feed as the app runs it: reading `events` every EVENTS_POLL_MS, keeping the latest EVENTS_KEEP. */
+export function createEventFeed(
+  config: Pick<Config, 'EVENTS_POLL_MS' | 'EVENTS_KEEP'>,
+  { events, logger }: Pick<EventFeedOptions, 'events' | 'logger'>,
+): EventFeed {
+  return new EventFeed({ events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger });
 }

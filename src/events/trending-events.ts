@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { ClaimWindows, RankedWindow } from '../claim-volumes/index.js';
 import { Poller } from '../poller.js';
 import type { EventFeed } from './event-feed.js';
@@ -72,4 +73,12 @@ export class TrendingEvents {
       if (this.options.feed.publishDerived('trending.changed', { period, top })) this.last.set(period, text);
     }
   }
+}
+
+/** The trending events as the app runs them: the top compared every EVENTS_TRENDING_MS. */
+export function createTrendingEvents(
+  config: Pick<Config, 'EVENTS_TRENDING_MS'>,
+  dependencies: Omit<TrendingEventsOptions, 'intervalMs'>,
+): TrendingEvents {
+  return new TrendingEvents({ ...dependencies, intervalMs: config.EVENTS_TRENDING_MS });
 }

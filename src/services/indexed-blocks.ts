@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { Poller } from '../poller.js';
 import type { ChainPosition } from '../repositories/indexed-blocks.repository.js';
 import type { StartupStatus } from '../startup-status.js';
@@ -137,4 +138,15 @@ export class IndexedBlocks {
       if ((this.positions.get(waiter.chainId)?.blockNumber ?? -1) >= waiter.blockNumber) waiter.settle('written');
     }
   }
+}
+
+/**
+ * The positions as the app reads them: every INDEXED_BLOCKS_POLL_MS, and while a request waits for a
+ * block every 50 ms, or as often as the background reads if that is more often.
+ */
+export function createIndexedBlocks(
+  config: Pick<Config, 'INDEXED_BLOCKS_POLL_MS'>,
+  dependencies: Omit<IndexedBlocksOptions, 'pollMs' | 'waitPollMs'>,
+): IndexedBlocks {
+  return new IndexedBlocks({ ...dependencies, pollMs: config.INDEXED_BLOCKS_POLL_MS, waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS) });
 }
