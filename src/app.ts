@@ -11,7 +11,7 @@ import { type ClaimWindows, claimWindowsLifecycle, createClaimVolumes } from './
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { profileCacheLifecycle } from './plugins/profile-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
-import { compression, ResponseCompression } from './plugins/external/compression.js';
+import { compression, responseCompressionFor } from './plugins/external/compression.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
 import { overloadProtection } from './plugins/external/overload.js';
@@ -35,8 +35,8 @@ import { refuseWhileReplicaLags } from './plugins/replica-lag-gate.js';
 import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { freshness } from './plugins/freshness.js';
-import { IndexedBlocks } from './services/indexed-blocks.js';
-import { EventFeed, EventStreams, TrendingEvents } from './events/index.js';
+import { createIndexedBlocks, type IndexedBlocks } from './services/indexed-blocks.js';
+import { createEventFeed, createEventStreams, createTrendingEvents, type EventFeed } from './events/index.js';
 import { eventStreamsLifecycle } from './plugins/event-streams.js';
 import { eventRoutes } from './routes/events.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
@@ -49,9 +49,9 @@ import { registryRoutes } from './routes/registry.js';
 import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
-import { EntryCache } from './services/entry-cache.js';
-import { ProfileCache } from './services/profile-cache.js';
-import { ReplicaLag } from './plugins/replica-lag.js';
+import { createEntryCache, type EntryCache } from './services/entry-cache.js';
+import { createProfileCache, type ProfileCache } from './services/profile-cache.js';
+import { replicaLagFor } from './plugins/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
 
@@ -158,37 +158,22 @@ export async function buildApp(
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorate('repositories', createRepositories(database.db, database.read));
   app.decorate('clock', clock);
-  await app.register(claimWindowsLifecycle, {
-    claimWindows: claimWindows ?? createClaimVolumes({ config, database, logger, startup, clock }),
-  });
-  await app.register(entryCacheLifecycle, {
-    entryCache: entryCache ?? new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE }),
-  });
-  await app.register(profileCacheLifecycle, {
-    profileCache: profileCache ?? new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 }),
-  });
+  await app.register(claimWindowsLifecycle, { claimWindows: claimWindows ?? createClaimVolumes({ config, database, logger, startup, clock }) });
+  await app.register(entryCacheLifecycle, { entryCache: entryCache ?? createEntryCache(config) });
+  await app.register(profileCacheLifecycle, { profileCache: profileCache ?? createProfileCache(config) });
 
-  const feed = eventFeed ?? new EventFeed({ events: app.repositories.events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger });
+  const feed = eventFeed ?? createEventFeed(config, { events: app.repositories.events, logger });
   await app.register(eventStreamsLifecycle, {
     feed,
-    trending: new TrendingEvents({ windows: app.claimWindows, feed, intervalMs: config.EVENTS_TRENDING_MS, clock, logger }),
-    streams: new EventStreams(
-      {
-        maxStreams: config.EVENTS_MAX_STREAMS,
-        maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,
-        heartbeatMs: config.EVENTS_HEARTBEAT_MS,
-        maxBufferBytes: config.EVENTS_MAX_BUFFER_KB * 1024,
-        stallMs: config.EVENTS_STALL_MS,
-      },
-      logger,
-    ),
+    trending: createTrendingEvents(config, { windows: app.claimWindows, feed, clock, logger }),
+    streams: createEventStreams(config, logger),
   });
 
   // Before any route (GET /metrics comes with the metrics plugin): @fastify/compress attaches its
   // hook to each route as it is added. The hook comes last on every route, after the public and
   // response caches' (which put theirs first): cache headers and 304s are decided on the
   // uncompressed body, and the response cache keeps that.
-  const responseCompression = config.COMPRESSION_ENABLED ? new ResponseCompression(config.COMPRESSION_MIN_BYTES) : undefined;
+  const responseCompression = responseCompressionFor(config);
   if (responseCompression) await app.register(compression, { policy: responseCompression });
 
   // The app's own plugins: errors, routing rules, tracing, shutdown, metrics, HTTP caching.
@@ -196,15 +181,7 @@ export async function buildApp(
   await app.register(notFound);
   // Before strict-query: it adds minBlock to the query schema of every public route.
   await app.register(freshness, {
-    indexedBlocks:
-      indexedBlocks ??
-      new IndexedBlocks({
-        read: () => app.repositories.indexedBlocks.positions(),
-        pollMs: config.INDEXED_BLOCKS_POLL_MS,
-        waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS),
-        logger,
-        startup,
-      }),
+    indexedBlocks: indexedBlocks ?? createIndexedBlocks(config, { read: () => app.repositories.indexedBlocks.positions(), logger, startup }),
     maxWaitMs: config.READ_YOUR_WRITES_MAX_WAIT_MS,
   });
   await app.register(strictQuery);
@@ -256,11 +233,7 @@ export async function buildApp(
     }
   });
 
-  // Only a separate read database can lag; the primary never does.
-  const replicaLag =
-    config.DATABASE_READ_URL && config.DB_READ_MAX_LAG_MS > 0
-      ? new ReplicaLag(() => app.repositories.replication.replayLagMs(), config.DB_READ_MAX_LAG_MS)
-      : undefined;
+  const replicaLag = replicaLagFor(config, () => app.repositories.replication.replayLagMs());
   await app.register(healthRoutes, { database, startup, replicaLag });
   // The API needs the migrated schema: until start-up work is done, it answers 503.
   await app.register(async (api) => {

@@ -11,6 +11,7 @@ import {
   type TargetedContractRow,
 } from './repository.js';
 import { loadInWorker, type WorkerConnection } from './load-in-worker.js';
+import { Poller } from '../poller.js';
 import type { StartupStatus } from '../startup-status.js';
 import type { FeedSignal } from './feed-listener.js';
 import {
@@ -94,11 +95,10 @@ export class ClaimWindows {
   /** What the requests that arrived while `polling` was under way wait for: the poll that starts when it ends. */
   private next: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
   private refreshingTargets: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly poller: Poller;
   private lastTargetsCheck = 0;
+  private started = false;
   private closed = false;
-  private failing = false;
-  private ticking = false;
   private signalled = false;
   private lastTickAt = 0;
   private readonly closing = new AbortController();
@@ -107,7 +107,21 @@ export class ClaimWindows {
   constructor(
     private readonly repository: ClaimWindowsRepository,
     private readonly options: ClaimWindowsOptions,
-  ) {}
+  ) {
+    this.poller = new Poller({
+      round: () => this.tick(),
+      pause: () => {
+        // Idle only once loaded, listening, and with nothing signalled during this tick.
+        const idle = this.state !== undefined && options.signal?.listening === true && !this.poller.failing && !this.signalled;
+        return idle ? (options.idlePollMs ?? options.pollMs) : options.pollMs;
+      },
+      // Logged once per outage; requests meanwhile get the database's error (503) from their own poll.
+      onError: (error, again) => {
+        if (!again) options.logger.warn({ err: error }, 'claim volume poll failed; retrying');
+      },
+      onRecovered: () => options.logger.info('claim volumes are current again'),
+    });
+  }
 
   /**
    * Whether the volumes are loaded, waiting up to `timeoutMs` for the first load (begun now if the
@@ -137,29 +151,31 @@ export class ClaimWindows {
 
   /** Starts the background job: the first load, then polls as the class comment says. */
   start(): void {
-    if (this.closed || this.timer) return;
+    if (this.closed || this.started) return;
+    this.started = true;
     this.options.signal?.onChange(() => this.signal());
     this.options.signal?.start();
-    this.schedule(0);
+    this.poller.start();
   }
 
   /** Stops the background job and waits for the work in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    // Stops the timer at once; a load under way ends at the abort.
+    const stopped = this.poller.close();
     this.closing.abort();
     await this.options.signal?.close();
-    await Promise.allSettled([this.polling, this.next?.promise, this.refreshingTargets]);
+    await Promise.allSettled([stopped, this.polling, this.next?.promise, this.refreshingTargets]);
   }
 
-  /** The feed changed: poll soon, but not sooner than `pollMs` after the last background poll began. */
+  /**
+   * The feed changed: poll soon, but not sooner than `pollMs` after the last background poll began.
+   * A tick under way is followed by the next at `pollMs` (pause() sees `signalled`).
+   */
   private signal(): void {
     if (this.closed) return;
     this.signalled = true;
-    // A tick under way schedules the next one at `pollMs` when it ends.
-    if (this.ticking || this.timer === undefined) return;
-    clearTimeout(this.timer);
-    this.schedule(Math.max(0, this.lastTickAt + this.options.pollMs - Date.now()));
+    this.poller.hurry(Math.max(0, this.lastTickAt + this.options.pollMs - Date.now()));
   }
 
   /**
@@ -265,33 +281,13 @@ export class ClaimWindows {
     this.options.logger.info({ reason: LOAD_REASONS[reason], thread, claims: state.size, slots: state.capacity, ms: Date.now() - started }, 'claim volumes loaded');
   }
 
-  private schedule(delayMs: number): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    this.timer.unref();
-  }
-
+  /** One round of the background job: a poll of the feed, then the targets if the campaigns changed. */
   private async tick(): Promise<void> {
-    this.ticking = true;
     this.signalled = false;
     this.lastTickAt = Date.now();
-    try {
-      if (this.options.startup?.pending() === undefined) {
-        await this.sync();
-        await this.refreshTargetsIfChanged();
-        if (this.failing) this.options.logger.info('claim volumes are current again');
-        this.failing = false;
-      }
-    } catch (error) {
-      // Logged once per outage; requests meanwhile get the database's error (503) from their own poll.
-      if (!this.failing) this.options.logger.warn({ err: error }, 'claim volume poll failed; retrying');
-      this.failing = true;
-    } finally {
-      this.ticking = false;
-      // Idle only once loaded, listening, and with nothing signalled during this tick.
-      const idle = this.state !== undefined && this.options.signal?.listening === true && !this.failing && !this.signalled;
-      this.schedule(idle ? (this.options.idlePollMs ?? this.options.pollMs) : this.options.pollMs);
-    }
+    if (this.options.startup?.pending() !== undefined) return;
+    await this.sync();
+    await this.refreshTargetsIfChanged();
   }
 
   private refreshTargetsIfChanged(): Promise<void> | undefined {

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { Poller } from '../poller.js';
 import type { EventPosition, EventsRepository } from '../repositories/events.repository.js';
 import { type EventFilter, matches } from './event-filter.js';
 import { derivedFrame, type EventFrame, eventId, frameOf, refetchFrame, WHOLE_TRANSACTION } from './frames.js';
@@ -63,13 +65,19 @@ export class EventFeed {
   private kept: EventFrame[] = [];
   private keptFrom: EventPosition | undefined;
   private readonly subscriptions = new Set<Subscription>();
-  private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | undefined;
-  private started = false;
-  private failing = false;
+  private readonly poller: Poller;
   private readonly refetches: Record<RefetchReason, number> = { pruned: 0, ahead: 0 };
 
-  constructor(private readonly options: EventFeedOptions) {}
+  constructor(private readonly options: EventFeedOptions) {
+    this.poller = new Poller({
+      round: () => this.read(),
+      pause: () => options.pollMs,
+      // Logged once per outage: streams wait for the log meanwhile.
+      onError: (error, again) => {
+        if (!again) options.logger.warn({ err: error }, 'could not read the event log; streams wait for it');
+      },
+    });
+  }
 
   get streams(): number {
     return this.subscriptions.size;
@@ -81,16 +89,11 @@ export class EventFeed {
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.poller.start();
   }
 
   async close(): Promise<void> {
-    this.started = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.reading;
+    await this.poller.close();
     for (const subscription of this.subscriptions) subscription.gone = true;
     this.subscriptions.clear();
   }
@@ -281,23 +284,12 @@ export class EventFeed {
       }
     }
   }
+}
 
-  private schedule(delayMs: number): void {
-    if (!this.started) return;
-    this.timer = setTimeout(() => {
-      this.reading = this.read()
-        .then(() => {
-          this.failing = false;
-        })
-        .catch((error: unknown) => {
-          if (!this.failing) this.options.logger.warn({ err: error }, 'could not read the event log; streams wait for it');
-          this.failing = true;
-        })
-        .finally(() => {
-          this.reading = undefined;
-          this.schedule(this.options.pollMs);
-        });
-    }, delayMs);
-    this.timer.unref();
-  }
+/** The feed as the app runs it: reading `events` every EVENTS_POLL_MS, keeping the latest EVENTS_KEEP. */
+export function createEventFeed(
+  config: Pick<Config, 'EVENTS_POLL_MS' | 'EVENTS_KEEP'>,
+  { events, logger }: Pick<EventFeedOptions, 'events' | 'logger'>,
+): EventFeed {
+  return new EventFeed({ events, pollMs: config.EVENTS_POLL_MS, keepEvents: config.EVENTS_KEEP, logger });
 }

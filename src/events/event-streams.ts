@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Config } from '../config.js';
 import type { EventSink } from './event-feed.js';
 import { type EventFrame, HEARTBEAT } from './frames.js';
 
@@ -191,4 +192,21 @@ export class EventStreams {
       },
     };
   }
+}
+
+/** The streams as the app runs them, within the EVENTS_* limits. */
+export function createEventStreams(
+  config: Pick<Config, 'EVENTS_MAX_STREAMS' | 'EVENTS_MAX_STREAMS_PER_IP' | 'EVENTS_HEARTBEAT_MS' | 'EVENTS_MAX_BUFFER_KB' | 'EVENTS_STALL_MS'>,
+  log: StreamLog,
+): EventStreams {
+  return new EventStreams(
+    {
+      maxStreams: config.EVENTS_MAX_STREAMS,
+      maxPerIp: config.EVENTS_MAX_STREAMS_PER_IP,
+      heartbeatMs: config.EVENTS_HEARTBEAT_MS,
+      maxBufferBytes: config.EVENTS_MAX_BUFFER_KB * 1024,
+      stallMs: config.EVENTS_STALL_MS,
+    },
+    log,
+  );
 }

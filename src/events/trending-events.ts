@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { ClaimWindows, RankedWindow } from '../claim-volumes/index.js';
+import { Poller } from '../poller.js';
 import type { EventFeed } from './event-feed.js';
 
 /** How many campaigns a trending event lists. */
@@ -32,26 +34,23 @@ const PERIODS: readonly RankedWindow[] = ['1h', '24h'];
  */
 export class TrendingEvents {
   private readonly last = new Map<RankedWindow, string>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly poller: Poller;
 
-  constructor(private readonly options: TrendingEventsOptions) {}
+  constructor(private readonly options: TrendingEventsOptions) {
+    this.poller = new Poller({
+      round: () => this.check(),
+      pause: () => options.intervalMs,
+      onError: (error) => options.logger.warn({ err: error }, 'could not read the trending top for the event streams'),
+    });
+  }
 
+  /** The first comparison comes one interval after start. */
   start(): void {
-    this.timer ??= setInterval(() => {
-      this.running ??= this.check()
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not read the trending top for the event streams'))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.poller.start(this.options.intervalMs);
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.poller.close();
   }
 
   /** Compares each period's top with the last one sent, and sends it where it changed. */
@@ -74,4 +73,12 @@ export class TrendingEvents {
       if (this.options.feed.publishDerived('trending.changed', { period, top })) this.last.set(period, text);
     }
   }
+}
+
+/** The trending events as the app runs them: the top compared every EVENTS_TRENDING_MS. */
+export function createTrendingEvents(
+  config: Pick<Config, 'EVENTS_TRENDING_MS'>,
+  dependencies: Omit<TrendingEventsOptions, 'intervalMs'>,
+): TrendingEvents {
+  return new TrendingEvents({ ...dependencies, intervalMs: config.EVENTS_TRENDING_MS });
 }

@@ -1,3 +1,5 @@
+import type { Config } from '../config.js';
+
 /**
  * Whether the read replica (DATABASE_READ_URL) is too far behind the primary to answer from. The lag
  * is measured at most once per `everyMs` whatever the request rate (concurrent requests share one
@@ -31,4 +33,12 @@ export class ReplicaLag {
     if (this.lagMs <= this.maxLagMs) return undefined;
     return `the read replica is ${(this.lagMs / 1000).toFixed(1)} s behind the primary (at most ${this.maxLagMs / 1000} s allowed)`;
   }
+}
+
+/**
+ * The gate's measure of the read replica, or undefined where nothing can lag: only a separate read
+ * database can (the primary never does), and DB_READ_MAX_LAG_MS=0 turns the gate off.
+ */
+export function replicaLagFor(config: Pick<Config, 'DATABASE_READ_URL' | 'DB_READ_MAX_LAG_MS'>, measure: () => Promise<number>): ReplicaLag | undefined {
+  return config.DATABASE_READ_URL && config.DB_READ_MAX_LAG_MS > 0 ? new ReplicaLag(measure, config.DB_READ_MAX_LAG_MS) : undefined;
 }

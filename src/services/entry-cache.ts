@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.js';
 
 /**
  * A trending entry built once and kept while the rows it was built from are unchanged: everything
@@ -67,4 +68,9 @@ export class EntryCache {
   clear(): void {
     this.kept?.clear();
   }
+}
+
+/** The cache as the app keeps it: ENTRY_CACHE_SIZE entries at most. */
+export function createEntryCache(config: Pick<Config, 'ENTRY_CACHE_SIZE'>): EntryCache {
+  return new EntryCache({ maxEntries: config.ENTRY_CACHE_SIZE });
 }

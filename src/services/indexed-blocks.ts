@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { Poller } from '../poller.js';
 import type { ChainPosition } from '../repositories/indexed-blocks.repository.js';
 import type { StartupStatus } from '../startup-status.js';
 
@@ -39,13 +41,21 @@ export class IndexedBlocks {
   private positions = new Map<number, ChainPosition>();
   private headerText: string | undefined;
   private readonly waiters = new Set<Waiter>();
-  private timer: NodeJS.Timeout | undefined;
-  private due = 0;
+  private readonly poller: Poller;
   private reading: Promise<void> | undefined;
-  private started = false;
   private failing = false;
 
-  constructor(private readonly options: IndexedBlocksOptions) {}
+  constructor(private readonly options: IndexedBlocksOptions) {
+    this.poller = new Poller({
+      // No read until the start-up work is done (the API answers 503 until then): asked again soon.
+      round: async () => {
+        if (options.startup?.pending() === undefined) await this.refresh();
+      },
+      pause: () => (this.waiters.size > 0 || options.startup?.pending() !== undefined ? options.waitPollMs : options.pollMs),
+      // refresh() reports its own failures; a round never throws.
+      onError: () => undefined,
+    });
+  }
 
   /** The positions as last read, as an `Indexed-Blocks` header value (undefined before the first read or with no chain). */
   get header(): string | undefined {
@@ -62,18 +72,14 @@ export class IndexedBlocks {
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.poller.start();
   }
 
   async close(): Promise<void> {
-    this.started = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    const stopped = this.poller.close();
     for (const waiter of this.waiters) waiter.settle('timed-out');
     this.waiters.clear();
-    await this.reading;
+    await Promise.all([stopped, this.reading]);
   }
 
   /**
@@ -99,7 +105,8 @@ export class IndexedBlocks {
       };
       const deadline = setTimeout(() => waiter.settle('timed-out'), timeoutMs);
       this.waiters.add(waiter);
-      this.schedule(this.options.waitPollMs);
+      // A wait brings the next read forward; nothing puts one off.
+      this.poller.hurry(this.options.waitPollMs);
     });
   }
 
@@ -131,22 +138,15 @@ export class IndexedBlocks {
       if ((this.positions.get(waiter.chainId)?.blockNumber ?? -1) >= waiter.blockNumber) waiter.settle('written');
     }
   }
+}
 
-  private schedule(delayMs: number): void {
-    if (!this.started) return;
-    const due = Date.now() + delayMs;
-    // A wait brings the next read forward; nothing puts one off.
-    if (this.timer !== undefined) {
-      if (due >= this.due) return;
-      clearTimeout(this.timer);
-    }
-    this.due = due;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      // No read until the start-up work is done (the API answers 503 until then): asked again soon.
-      if (this.options.startup?.pending() !== undefined) return this.schedule(this.options.waitPollMs);
-      void this.refresh().then(() => this.schedule(this.waiters.size > 0 ? this.options.waitPollMs : this.options.pollMs));
-    }, delayMs);
-    this.timer.unref();
-  }
+/**
+ * The positions as the app reads them: every INDEXED_BLOCKS_POLL_MS, and while a request waits for a
+ * block every 50 ms, or as often as the background reads if that is more often.
+ */
+export function createIndexedBlocks(
+  config: Pick<Config, 'INDEXED_BLOCKS_POLL_MS'>,
+  dependencies: Omit<IndexedBlocksOptions, 'pollMs' | 'waitPollMs'>,
+): IndexedBlocks {
+  return new IndexedBlocks({ ...dependencies, pollMs: config.INDEXED_BLOCKS_POLL_MS, waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS) });
 }

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.js';
 import type { WindowView } from '../claim-volumes/index.js';
 
 /**
@@ -108,4 +109,9 @@ export class ProfileCache {
   clear(): void {
     this.kept?.clear();
   }
+}
+
+/** The cache as the app keeps it: PROFILE_CACHE_MAX_MB of answers at most. */
+export function createProfileCache(config: Pick<Config, 'PROFILE_CACHE_MAX_MB'>): ProfileCache {
+  return new ProfileCache({ maxBytes: config.PROFILE_CACHE_MAX_MB * 1024 * 1024 });
 }

@@ -1,18 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import { type DatabaseHandle, queryRows } from '../../src/db/client.js';
 import { type DefiLlamaStandIn, startDefiLlamaStandIn } from '../../scripts/chain/defillama-stand-in.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type CommandResult, databaseForCommands, runBuiltCommand } from '../helpers/built-command.js';
 import { insertToken } from '../helpers/factories.js';
-
-const run = promisify(execFile);
 
 /**
  * The price command end to end, as an operator runs it in the image (`node dist/cli/prices.js`;
@@ -32,28 +28,7 @@ describe('npm run prices', { timeout: 120_000 }, () => {
   const started: ChildProcess[] = [];
 
   beforeAll(async () => {
-    const testDatabase: TestDatabase = await createTestDatabase();
-    postgres = testDatabase.url !== undefined;
-    if (testDatabase.url) {
-      environment = { DATABASE_URL: testDatabase.url };
-      withDatabase = (work) => work(testDatabase);
-      cleanUp = () => testDatabase.close();
-    } else {
-      await testDatabase.close();
-      const directory = await mkdtemp(join(tmpdir(), 'prices-cli-'));
-      const settings = { PGLITE_DATA_DIR: directory, DB_POOL_MAX: 1, DB_STATEMENT_TIMEOUT_MS: 30_000, DB_CONNECT_TIMEOUT_MS: 5_000 };
-      environment = { PGLITE_DATA_DIR: directory };
-      withDatabase = async (work) => {
-        const handle = await openDatabase(settings);
-        try {
-          return await work(handle);
-        } finally {
-          await handle.close();
-        }
-      };
-      await withDatabase((handle) => handle.migrate());
-      cleanUp = () => rm(directory, { recursive: true, force: true });
-    }
+    ({ environment, postgres, withDatabase, cleanUp } = await databaseForCommands('prices-cli-'));
     token = await withDatabase(({ db }) => insertToken(db, { chainId: 8453, priceUsd: null }));
     standIn = await startDefiLlamaStandIn();
     standIn.setPrice(`base:${token.address}`, { at: Math.floor(Date.now() / 1000), price: 2.5, symbol: 'TK' });
@@ -77,15 +52,8 @@ describe('npm run prices', { timeout: 120_000 }, () => {
     ...environment,
   });
 
-  async function command(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['dist/cli/prices.js', ...args], { env: { ...baseEnvironment(), LOG_LEVEL: 'silent', ...extra } });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const command = (args: string[], extra: Record<string, string> = {}): Promise<CommandResult> =>
+    runBuiltCommand('dist/cli/prices.js', args, { ...baseEnvironment(), LOG_LEVEL: 'silent', ...extra });
 
   async function freePort(): Promise<number> {
     const server = createServer();

@@ -1,25 +1,15 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, TOKEN_FORMAT } from '../../src/api-token.js';
-import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import { type DatabaseHandle, queryRows } from '../../src/db/client.js';
 import { createApiTokensRepository } from '../../src/repositories/api-tokens.repository.js';
 import { buildTestApp } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type CommandResult, databaseForCommands, runBuiltCommand } from '../helpers/built-command.js';
 import { insertUser } from '../helpers/factories.js';
-
-const run = promisify(execFile);
-
-interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * The token command end to end, as an operator runs it in the image (`node dist/cli/token.js`; `npm
@@ -35,36 +25,7 @@ describe('npm run token', { timeout: 120_000 }, () => {
   let user: { id: string; address: string };
 
   beforeAll(async () => {
-    const testDatabase: TestDatabase = await createTestDatabase();
-    if (testDatabase.url) {
-      environment = { DATABASE_URL: testDatabase.url };
-      withDatabase = (work) => work(testDatabase);
-      cleanUp = () => testDatabase.close();
-    } else {
-      await testDatabase.close();
-      const directory = await mkdtemp(join(tmpdir(), 'token-cli-'));
-      const settings = {
-        PGLITE_DATA_DIR: directory,
-        DB_POOL_MAX: 1,
-        DB_STATEMENT_TIMEOUT_MS: 30_000,
-        DB_CONNECT_TIMEOUT_MS: 5_000,
-      };
-      environment = { PGLITE_DATA_DIR: directory };
-      withDatabase = async (work) => {
-        const handle: DatabaseHandle = await openDatabase(settings);
-        try {
-          return await work(handle);
-        } finally {
-          await handle.close();
-        }
-      };
-      await (async () => {
-        const handle = await openDatabase(settings);
-        await handle.migrate();
-        await handle.close();
-      })();
-      cleanUp = () => rm(directory, { recursive: true, force: true });
-    }
+    ({ environment, withDatabase, cleanUp } = await databaseForCommands('token-cli-'));
     user = await withDatabase(({ db }) => insertUser(db));
   });
   afterAll(async () => {
@@ -73,17 +34,8 @@ describe('npm run token', { timeout: 120_000 }, () => {
 
   const token = (...args: string[]) => tokenWith(environment, ...args);
 
-  async function tokenWith(database: Record<string, string>, ...args: string[]): Promise<CommandResult> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['dist/cli/token.js', ...args], {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...database },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const tokenWith = (database: Record<string, string>, ...args: string[]): Promise<CommandResult> =>
+    runBuiltCommand('dist/cli/token.js', args, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...database });
 
   const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
 

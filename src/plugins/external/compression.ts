@@ -3,6 +3,7 @@ import compress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import zlib, { constants } from 'node:zlib';
+import type { Config } from '../../config.js';
 
 /**
  * The encodings offered, in the server's order of preference among those a client accepts equally
@@ -124,3 +125,8 @@ export const compression = fp<{ policy: ResponseCompression }>(
   },
   { name: 'compression' },
 );
+
+/** The compression policy as the app runs it: answers of COMPRESSION_MIN_BYTES and more; undefined when COMPRESSION_ENABLED is off. */
+export function responseCompressionFor(config: Pick<Config, 'COMPRESSION_ENABLED' | 'COMPRESSION_MIN_BYTES'>): ResponseCompression | undefined {
+  return config.COMPRESSION_ENABLED ? new ResponseCompression(config.COMPRESSION_MIN_BYTES) : undefined;
+}
