@@ -36,7 +36,7 @@ export const KnownSignature = Type.Object(
 export const KnownSignaturePage = Type.Object(
   {
     signatures: Type.Array(ref(KnownSignature)),
-    count: Type.Integer({ minimum: 0, description: 'Known signatures on all pages (decisions section 9)' }),
+    count: Type.Integer({ minimum: 0, description: 'Known signatures on all pages, not only on this one' }),
   },
   { $id: 'KnownSignaturePage', additionalProperties: false },
 );
