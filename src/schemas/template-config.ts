@@ -48,7 +48,8 @@ const ParameterFilter = Type.Object(
   { additionalProperties: false, description: 'A check on one argument' },
 );
 
-const REWARD_TYPES = [
+/** How a template's campaign sets the reward of a claim (campaignConfig.reward.type). */
+export const REWARD_TYPES = [
   'fixed',
   'usd-pegged',
   'eth-pegged',

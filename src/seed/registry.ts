@@ -4,6 +4,7 @@ import {
   TEMPLATE_DISTRIBUTION_CHANNELS,
   TEMPLATE_STATUSES,
 } from '../db/schema.js';
+import { REWARD_TYPES } from '../schemas/template-config.js';
 import { CHAINS, EVENT_SIGNATURES, FUNCTION_SIGNATURES } from './catalog.js';
 import { keccak256, toBytes } from 'viem';
 import type { Random } from './random.js';
@@ -60,16 +61,6 @@ function contractRef(chainId: number, address: string, name: string) {
     deployment_information: { address, network_id: String(chainId) },
   };
 }
-
-const REWARD_TYPES = [
-  'fixed',
-  'usd-pegged',
-  'eth-pegged',
-  'transaction-value',
-  'variable-criteria',
-  'pegged-variable-criteria',
-  'usd-pegged-variable-criteria',
-] as const;
 
 /** Which budget account built a template: an owner's budget on a chain. */
 export interface BudgetRef {
