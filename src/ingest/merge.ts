@@ -65,7 +65,7 @@ const UPSERTS: UpsertSpec[] = [
       ...texts('address'),
       ...casts('uuid', 'id'),
       ...texts('name', 'symbol'),
-      // Decimals read from the token's contract stay: an import never changes them (decisions section 10).
+      // Decimals read from the token's contract stay: an import never changes them.
       col('decimals', cast('decimals', 'smallint'), false, 'CASE WHEN t.decimals_from_chain THEN t.decimals ELSE excluded.decimals END'),
       ...texts('image_uri'),
       ...flags(false, 'is_whitelisted', 'is_blocked'),

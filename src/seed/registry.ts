@@ -52,7 +52,7 @@ export function knownSignatureRows(): Rows['knownSignatures'] {
   return rows;
 }
 
-/** A contract as the template configuration names it (the sheet's ContractRef). */
+/** A contract as the template configuration names it (ContractRef in src/schemas/template-config.ts). */
 function contractRef(chainId: number, address: string, name: string) {
   return {
     ID: `eth:${chainId}:${address}`,
@@ -155,7 +155,7 @@ export function completeTemplates(random: Random, reference: Reference, builders
         : {
             ...(random.chance(0.6) ? { txHash: `0x${random.hex(32)}` } : {}),
             ...(random.chance(0.5) ? { description: `Built by the ${project.name} team` } : {}),
-            // A handle, never an e-mail address: the service does not serve those (decisions section 9).
+            // A handle, never an e-mail address: e-mail addresses are personal data the service never serves.
             ...(random.chance(0.4) ? { contactInfo: `@${slug}` } : {}),
             createdAt: new Date(now.getTime() - random.int(24, 200 * 24) * HOUR_MS).toISOString(),
             actionChain: chain,
