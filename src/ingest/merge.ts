@@ -1,6 +1,7 @@
 import { IMPORT_SOURCE } from './price-quote.js';
 import type { RecordKind } from './records.js';
 import type { StagedRows } from './staged-rows.js';
+import { fieldOf } from './stored-records.js';
 
 /**
  * The SQL that merges staged records (a row per record with its line, key and JSON, read from
@@ -45,8 +46,6 @@ const cast = (field: string, type: string) => `(r->>'${field}')::${type}`;
 const col = (name: string, value: string, insertOnly = false, update?: string): Column => ({ name, value, insertOnly, update });
 /** JSON null and absence alike become SQL NULL. */
 const jsonOrNull = (field: string) => `nullif(r->'${field}', 'null'::jsonb)`;
-/** The record field a column is read from, where it is the column's name in camelCase (`imageUri` for `image_uri`). */
-const fieldOf = (name: string) => name.replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
 /** Columns read as they are from the record fields of their names. */
 const texts = (...names: string[]) => names.map((name) => col(name, text(fieldOf(name))));
 /** Columns read from the record fields of their names, cast to `type`. */
