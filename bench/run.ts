@@ -64,7 +64,8 @@ const BASELINES: Record<string, string> = {
  * The scenarios measured again while claims stream in (bench/claim-writer.ts), at `--writes` single-claim
  * transactions per second (0: none), with the response cache off.
  */
-// The reward-kit ones are measured (no target: the issue's targets are on frozen data) because a claim
+// The reward-kit ones are measured too (with no live-write target: their targets in bench/report.ts are for data
+// without writes) because a claim
 // to a campaign they show makes them build its entry again (docs/design.md, "Trending and reward-kit entries").
 const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default', 'reward-kit campaigns', 'reward-kit profile'];
 const writesPerSecond = Number(values.writes);

@@ -59,7 +59,7 @@ function uncompressed(parameters: ScenarioParameters): Scenario[] {
     fixed('contracts total-spend', '/explore/contracts?sortBy=total-spend'),
     fixed('contracts recently-deployed', '/explore/contracts?sortBy=recently-deployed'),
     fixed('profile', '/users/profile', { authorization: `Bearer ${parameters.bearerToken}` }),
-    // The public API's claim-data operations (decisions section 9), measured beside trending 24h.
+    // The public API's claim-data operations (docs/public-api.md), measured beside trending 24h.
     fixed('reward-kit campaigns', '/reward-kit/campaigns'),
     fixed('reward-kit profile', `/reward-kit?claimantAddress=${parameters.claimant}`),
     {

@@ -1,13 +1,13 @@
 /**
- * The public API sheet's client (test/contract/public-api-sheet.ts, written from the sheet alone)
- * against any database, for the data sets the contract test cannot hold (the 100,000-campaign set):
+ * The client written from the public API's document alone (test/contract/public-api-sheet.ts; the
+ * document: docs/public-api.md) against any database, for the data sets the contract test cannot hold (the 100,000-campaign set):
  * every one of the eighteen JSON operations, with the parameters the contract test uses, on ids read
- * from that database. Every answer must be a 200 that the sheet's schema accepts.
+ * from that database. Every answer must be a 200 that the client's schema accepts.
  *
  *   npm run check:sheet -- --database postgres://postgres@127.0.0.1:5432/campaigns_bench_100000
  *
  * Issues one bearer token (label "sheet-check") for the user with the highest score, as the
- * benchmark does, and revokes it when done. Exits 1 on the first answer the sheet refuses, with
+ * benchmark does, and revokes it when done. Exits 1 on the first answer the client refuses, with
  * the operation and the reason.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -29,9 +29,9 @@ const addFormats = ('default' in ajvFormats ? ajvFormats.default : ajvFormats) a
 
 const USAGE = `Usage: npm run check:sheet -- --database <postgres URL of a seeded database>
 
-Runs the public API sheet's client (test/contract/public-api-sheet.ts) over every one of the eighteen
-JSON operations on the ids of that database, with a bearer token it issues for its top user and
-revokes when done. Exits 1 on the first answer that is not a 200 the sheet accepts.`;
+Runs the client written from the public API's document (test/contract/public-api-sheet.ts) over every
+one of the eighteen JSON operations on the ids of that database, with a bearer token it issues for its
+top user and revokes when done. Exits 1 on the first answer that is not a 200 the client accepts.`;
 
 /** The database to check; --help prints the usage and exits 0, a wrong command line exits 2, as the commands of src/cli/ do. */
 function databaseUrl(): string {
@@ -68,7 +68,7 @@ try {
     if (response.statusCode !== 200) throw new Error(`${operationId} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
     const body: unknown = response.json();
     const validate = validators.get(operationId)!;
-    if (!validate(body)) throw new Error(`${operationId} ${url}: the sheet refuses the answer: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(body)) throw new Error(`${operationId} ${url}: the client refuses the answer: ${ajv.errorsText(validate.errors)}`);
     const seen = answers.get(operationId) ?? { calls: 0, bytes: 0 };
     answers.set(operationId, { calls: seen.calls + 1, bytes: seen.bytes + response.rawPayload.length });
     return body;
@@ -80,7 +80,7 @@ try {
   for (const [operationId, { calls, bytes }] of [...answers].sort()) {
     console.log(`${operationId.padEnd(26)} ${String(calls).padStart(4)} answers  ${(bytes / 1024).toFixed(0).padStart(7)} KiB`);
   }
-  console.log(`all ${answers.size} operations: every answer accepted by the sheet's client`);
+  console.log(`all ${answers.size} operations: every answer accepted by the public API's client`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

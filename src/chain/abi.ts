@@ -1,8 +1,8 @@
 import { parseAbi } from 'viem';
 
 /**
- * The ABI fragments the indexer reads, declared from the protocol's sources as listed in
- * /work/shared/spec/chain-facts.md (boostxyz/boost-protocol at 7d8321d). Only what is read is declared.
+ * The ABI fragments the indexer reads, declared from the protocol's sources (github.com/boostxyz/boost-protocol
+ * at 7d8321d). Only what is read is declared.
  */
 
 export const boostCoreEvents = parseAbi([

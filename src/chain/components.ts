@@ -93,28 +93,23 @@ async function readIncentiveParams(
       const [asset, peg, reward, limit] = await Promise.all([addr('asset'), addr('peg'), uint('reward'), uint('limit')]);
       return { known: true, type: 'ERC20PeggedIncentive', params: { asset, peg, reward, limit } };
     }
-    case INTERFACE_IDS.ERC20VariableCriteriaIncentive: {
-      const [asset, reward, limit, maxReward, criteria] = await Promise.all([
-        addr('asset'),
-        uint('reward'),
-        uint('limit'),
-        uint('maxReward'),
-        readCriteria(rpc, address, blockNumber),
-      ]);
-      const type = criteria.version === 2 ? 'ERC20VariableCriteriaIncentiveV2' : 'ERC20VariableCriteriaIncentive';
-      return { known: true, type, params: { asset, reward, limit, maxReward, criteria: criteria.value } };
-    }
+    case INTERFACE_IDS.ERC20VariableCriteriaIncentive:
     case INTERFACE_IDS.ERC20PeggedVariableCriteriaIncentive: {
+      // The pegged variant adds a peg, and names its cap getMaxReward.
+      const pegged = interfaceId === INTERFACE_IDS.ERC20PeggedVariableCriteriaIncentive;
       const [asset, peg, reward, limit, maxReward, criteria] = await Promise.all([
         addr('asset'),
-        addr('peg'),
+        pegged ? addr('peg') : null,
         uint('reward'),
         uint('limit'),
-        uint('getMaxReward'),
+        uint(pegged ? 'getMaxReward' : 'maxReward'),
         readCriteria(rpc, address, blockNumber),
       ]);
-      const type = criteria.version === 2 ? 'ERC20PeggedVariableCriteriaIncentiveV2' : 'ERC20PeggedVariableCriteriaIncentive';
-      return { known: true, type, params: { asset, peg, reward, limit, maxReward, criteria: criteria.value } };
+      const v2 = criteria.version === 2;
+      const type = pegged
+        ? v2 ? 'ERC20PeggedVariableCriteriaIncentiveV2' : 'ERC20PeggedVariableCriteriaIncentive'
+        : v2 ? 'ERC20VariableCriteriaIncentiveV2' : 'ERC20VariableCriteriaIncentive';
+      return { known: true, type, params: { asset, ...(pegged ? { peg } : {}), reward, limit, maxReward, criteria: criteria.value } };
     }
     case INTERFACE_IDS.CGDAIncentive: {
       const [asset, totalBudget, cgda, initialReward] = await Promise.all([

@@ -2,7 +2,7 @@ import { type Address, decodeAbiParameters, decodeFunctionResult, encodeFunction
 import { isRevert, type Rpc } from './rpc.js';
 
 /**
- * A token's decimals, symbol and name as its contract answers them (decisions section 10), read at
+ * A token's decimals, symbol and name as its contract answers them (an import never sets decimals), read at
  * one block. Contracts answer many ways: a revert, no such function (no data), decimals out of
  * range, a bytes32 symbol or name (old tokens such as MKR), a string that is not text. What is not
  * sensible is left out (null) and said in `problems`, never guessed; a fault of the endpoint is

@@ -176,7 +176,7 @@ export const actionTemplates = pgTable(
     category: text('category').notNull(),
     /** Short title (GET /action-templates). */
     title: text('title').notNull(),
-    /** How a campaign made from the template is set up: the sheet's campaignConfig object, as the API shows it. */
+    /** How a campaign made from the template is set up: the campaignConfig object, as the API shows it. */
     campaignConfig: jsonb('campaign_config').notNull().$type<Record<string, unknown>>(),
     /** Auto-naming: `{ template, campaignNameGenerator, abiFilters }`, as the API shows it. */
     nameConfig: jsonb('name_config').notNull().$type<Record<string, unknown>>(),
@@ -241,7 +241,7 @@ export const budgetAccounts = pgTable(
     blockNumber: bigint('block_number', { mode: 'number' }).notNull(),
     name: text('name'),
     owner: text('owner').notNull(),
-    /** Personal data: stored when a source has it, never served (decisions section 9). */
+    /** Personal data: stored when a source has it, never served (the API sends null). */
     ownerEmail: text('owner_email'),
     /** Excluded from listings; still found by ID. */
     hidden: boolean('hidden').notNull().default(false),
@@ -269,7 +269,7 @@ export const budgetAccountMembers = pgTable(
     memberAddress: text('member_address').notNull(),
     /** 1 = MANAGER, 2 = ADMIN. */
     roles: smallint('roles').array().notNull(),
-    /** Personal data: stored when a source has it, never served (decisions section 9). */
+    /** Personal data: stored when a source has it, never served (the API sends null). */
     email: text('email'),
     status: text('status'),
   },

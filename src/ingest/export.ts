@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { IMPORT_SOURCE } from './price-quote.js';
 import type { RECORD_KINDS, UpsertRecord } from './records.js';
-import { campaignRecordOf, campaignRecordsQuery, iso, trimIso } from './stored-records.js';
+import { campaignRecordOf, campaignRecordsQuery, fieldsOf, iso, trimIso } from './stored-records.js';
 
 /**
  * Every record an empty database needs to answer every request as this one does, in the import's
@@ -10,7 +10,8 @@ import { campaignRecordOf, campaignRecordsQuery, iso, trimIso } from './stored-r
  * natural key, or the order rows were written where readers break ties by it: campaigns, claim
  * signatures, claims). Exporting the same data twice gives the same bytes. API tokens are never
  * exported; derived state (claim totals, flags, documents) is recomputed by the import.
- * Large kinds are read in pages by key, so memory holds one page whatever the size.
+ * Large kinds are read in pages by key, so memory holds one page whatever the size. A query selects
+ * a record's fields as columns of the same names in snake_case, in the record's order (fieldsOf).
  */
 
 const PAGE = 5000;
@@ -55,72 +56,26 @@ export async function* exportRecords(query: Query): AsyncGenerator<UpsertRecord>
                CASE WHEN price_source = 'import' THEN price_usd::text END AS price_usd, market_cap_usd::text,
                price_change_24h_pct::text, volume_24h_usd::text, holders FROM tokens ORDER BY chain_id, address`,
   )) {
-    yield {
-      kind: 'token',
-      chainId: row.chain_id,
-      address: row.address,
-      id: row.id,
-      name: row.name,
-      symbol: row.symbol,
-      decimals: row.decimals,
-      imageUri: row.image_uri,
-      isWhitelisted: row.is_whitelisted,
-      isBlocked: row.is_blocked,
-      priceUsd: row.price_usd,
-      marketCapUsd: row.market_cap_usd,
-      priceChange24hPct: row.price_change_24h_pct,
-      volume24hUsd: row.volume_24h_usd,
-      holders: row.holders,
-    } as RecordOf<'token'>;
+    yield { kind: 'token', ...fieldsOf(row) } as RecordOf<'token'>;
   }
   yield* importedPrices(query);
   for (const row of await query<Row>(sql`SELECT id::text, name, image_uri, url, verification_level FROM projects ORDER BY id`)) {
-    yield {
-      kind: 'project',
-      id: row.id,
-      name: row.name,
-      imageUri: row.image_uri,
-      url: row.url,
-      verificationLevel: row.verification_level,
-    } as RecordOf<'project'>;
+    yield { kind: 'project', ...fieldsOf(row) } as RecordOf<'project'>;
   }
   for (const row of await query<Row>(
     sql`SELECT id::text, project_id::text, action_type, description, category, title, campaign_config, name_config, is_active,
                url_template, allowlist, distribution_channels, verification_level, builder_metadata, status
           FROM action_templates ORDER BY id`,
   )) {
-    yield {
-      kind: 'actionTemplate',
-      id: row.id,
-      projectId: row.project_id,
-      actionType: row.action_type,
-      description: row.description,
-      category: row.category,
-      title: row.title,
-      campaignConfig: row.campaign_config,
-      nameConfig: row.name_config,
-      isActive: row.is_active,
-      urlTemplate: row.url_template,
-      allowlist: row.allowlist,
-      distributionChannels: row.distribution_channels,
-      verificationLevel: row.verification_level,
-      builderMetadata: row.builder_metadata,
-      status: row.status,
-    } as RecordOf<'actionTemplate'>;
+    yield { kind: 'actionTemplate', ...fieldsOf(row) } as RecordOf<'actionTemplate'>;
   }
   for (const row of await query<Row>(sql`SELECT chain_id, address, name FROM contracts ORDER BY chain_id, address`)) {
-    yield { kind: 'contract', chainId: row.chain_id, address: row.address, name: row.name } as RecordOf<'contract'>;
+    yield { kind: 'contract', ...fieldsOf(row) } as RecordOf<'contract'>;
   }
   yield* users(query);
   yield* accessLists(query);
   for (const row of await query<Row>(sql`SELECT id, text_signature, abi_item, signature_type FROM known_signatures ORDER BY id`)) {
-    yield {
-      kind: 'knownSignature',
-      id: row.id,
-      textSignature: row.text_signature,
-      abiItem: row.abi_item,
-      signatureType: row.signature_type,
-    } as RecordOf<'knownSignature'>;
+    yield { kind: 'knownSignature', ...fieldsOf(row) } as RecordOf<'knownSignature'>;
   }
   yield* budgetAccounts(query);
   yield* allowLists(query);
@@ -151,7 +106,7 @@ async function* importedPrices(query: Query): AsyncGenerator<UpsertRecord> {
       ),
     (row) => [row.chain_id as number, row.address as string, row.at as string],
   )) {
-    yield { kind: 'price', chainId: row.chain_id, address: row.address, at: trimIso(row.at as string), priceUsd: row.price_usd } as RecordOf<'price'>;
+    yield { kind: 'price', ...fieldsOf(row), at: trimIso(row.at as string) } as RecordOf<'price'>;
   }
 }
 
@@ -159,7 +114,9 @@ async function* budgetAccounts(query: Query): AsyncGenerator<UpsertRecord> {
   for await (const row of pages<[number, string]>(
     (after) =>
       query<Row>(
-        sql`SELECT a.*, (SELECT coalesce(json_agg(json_build_object('address', m.member_address, 'roles', m.roles, 'email', m.email,
+        sql`SELECT a.chain_id, a.address, a.registry_type, a.base_implementation, a.deployed_instance, a.tx_hash, a.block_timestamp,
+                   a.block_number, a.name, a.owner, a.owner_email, a.hidden, a.label, a.deprecated,
+                   (SELECT coalesce(json_agg(json_build_object('address', m.member_address, 'roles', m.roles, 'email', m.email,
                                                                     'status', m.status) ORDER BY m.member_address), '[]')
                            FROM budget_account_members AS m WHERE m.chain_id = a.chain_id AND m.account_address = a.address) AS members
               FROM budget_accounts AS a
@@ -170,21 +127,9 @@ async function* budgetAccounts(query: Query): AsyncGenerator<UpsertRecord> {
   )) {
     yield {
       kind: 'budgetAccount',
-      chainId: row.chain_id,
-      address: row.address,
-      registryType: row.registry_type,
-      baseImplementation: row.base_implementation,
-      deployedInstance: row.deployed_instance,
-      txHash: row.tx_hash,
+      ...fieldsOf(row),
       blockTimestamp: Number(row.block_timestamp),
       blockNumber: Number(row.block_number),
-      name: row.name,
-      owner: row.owner,
-      ownerEmail: row.owner_email,
-      hidden: row.hidden,
-      label: row.label,
-      deprecated: row.deprecated,
-      members: row.members,
     } as RecordOf<'budgetAccount'>;
   }
 }
@@ -193,11 +138,11 @@ async function* users(query: Query): AsyncGenerator<UpsertRecord> {
   for await (const row of pages<string>(
     (after) =>
       query<Row>(
-        sql`SELECT id::text, address, score FROM users WHERE ${after === null ? sql`true` : sql`address > ${after}`}
+        sql`SELECT address, id::text, score FROM users WHERE ${after === null ? sql`true` : sql`address > ${after}`}
              ORDER BY address LIMIT ${PAGE}`,
       ),
     (row) => row.address as string,
-  )) yield { kind: 'user', address: row.address, id: row.id, score: row.score } as RecordOf<'user'>;
+  )) yield { kind: 'user', ...fieldsOf(row) } as RecordOf<'user'>;
 }
 
 async function* accessLists(query: Query): AsyncGenerator<UpsertRecord> {
@@ -212,15 +157,7 @@ async function* accessLists(query: Query): AsyncGenerator<UpsertRecord> {
       ),
     (row) => row.id as string,
   )) {
-    yield {
-      kind: 'accessList',
-      id: row.id,
-      owner: row.owner,
-      name: row.name,
-      icon: row.icon,
-      createdAt: trimIso(row.created_at as string),
-      members: row.members,
-    } as RecordOf<'accessList'>;
+    yield { kind: 'accessList', ...fieldsOf(row), createdAt: trimIso(row.created_at as string) } as RecordOf<'accessList'>;
   }
 }
 
@@ -234,15 +171,7 @@ async function* allowLists(query: Query): AsyncGenerator<UpsertRecord> {
       ),
     (row) => Number(row.id),
   )) {
-    yield {
-      kind: 'allowList',
-      chainId: row.chain_id,
-      contractAddress: row.contract_address,
-      owner: row.owner,
-      type: row.type,
-      accessListId: row.access_list_id,
-      addresses: row.addresses,
-    } as RecordOf<'allowList'>;
+    yield { kind: 'allowList', ...fieldsOf(row, 'id') } as RecordOf<'allowList'>;
   }
 }
 
@@ -266,15 +195,7 @@ async function* claimSignatures(query: Query): AsyncGenerator<UpsertRecord> {
       ),
     (row) => Number(row.id),
   )) {
-    yield {
-      kind: 'claimSignature',
-      campaign: row.campaign,
-      signature: row.signature,
-      claimant: row.claimant,
-      incentiveId: row.incentive_id,
-      referrer: row.referrer,
-      used: row.used,
-    } as RecordOf<'claimSignature'>;
+    yield { kind: 'claimSignature', ...fieldsOf(row, 'id') } as RecordOf<'claimSignature'>;
   }
 }
 

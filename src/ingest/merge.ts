@@ -1,6 +1,7 @@
 import { IMPORT_SOURCE } from './price-quote.js';
 import type { RecordKind } from './records.js';
 import type { StagedRows } from './staged-rows.js';
+import { fieldOf } from './stored-records.js';
 
 /**
  * The SQL that merges staged records (a row per record with its line, key and JSON, read from
@@ -45,6 +46,13 @@ const cast = (field: string, type: string) => `(r->>'${field}')::${type}`;
 const col = (name: string, value: string, insertOnly = false, update?: string): Column => ({ name, value, insertOnly, update });
 /** JSON null and absence alike become SQL NULL. */
 const jsonOrNull = (field: string) => `nullif(r->'${field}', 'null'::jsonb)`;
+/** Columns read as they are from the record fields of their names. */
+const texts = (...names: string[]) => names.map((name) => col(name, text(fieldOf(name))));
+/** Columns read from the record fields of their names, cast to `type`. */
+const casts = (type: string, ...names: string[]) => names.map((name) => col(name, cast(fieldOf(name), type)));
+/** Boolean columns read from the record fields of their names; a field left out is `otherwise`. */
+const flags = (otherwise: boolean, ...names: string[]) =>
+  names.map((name) => col(name, `coalesce(${cast(fieldOf(name), 'boolean')}, ${otherwise})`));
 
 const UPSERTS: UpsertSpec[] = [
   {
@@ -52,55 +60,41 @@ const UPSERTS: UpsertSpec[] = [
     table: 'tokens',
     conflict: ['chain_id', 'address'],
     columns: [
-      col('chain_id', cast('chainId', 'integer')),
-      col('address', text('address')),
-      col('id', cast('id', 'uuid')),
-      col('name', text('name')),
-      col('symbol', text('symbol')),
-      // Decimals read from the token's contract stay: an import never changes them (decisions section 10).
+      ...casts('integer', 'chain_id'),
+      ...texts('address'),
+      ...casts('uuid', 'id'),
+      ...texts('name', 'symbol'),
+      // Decimals read from the token's contract stay: an import never changes them.
       col('decimals', cast('decimals', 'smallint'), false, 'CASE WHEN t.decimals_from_chain THEN t.decimals ELSE excluded.decimals END'),
-      col('image_uri', text('imageUri')),
-      col('is_whitelisted', `coalesce(${cast('isWhitelisted', 'boolean')}, false)`),
-      col('is_blocked', `coalesce(${cast('isBlocked', 'boolean')}, false)`),
+      ...texts('image_uri'),
+      ...flags(false, 'is_whitelisted', 'is_blocked'),
       // A record without a price leaves a price source's current price alone (it clears an imported one).
       col('price_usd', cast('priceUsd', 'numeric'), false, `coalesce(excluded.price_usd, CASE WHEN t.price_source <> 'import' THEN t.price_usd END)`),
       col('price_source', `'import'`, false, `CASE WHEN excluded.price_usd IS NULL AND t.price_usd IS NOT NULL THEN t.price_source ELSE 'import' END`),
-      col('market_cap_usd', cast('marketCapUsd', 'numeric')),
-      col('price_change_24h_pct', cast('priceChange24hPct', 'numeric')),
-      col('volume_24h_usd', cast('volume24hUsd', 'numeric')),
-      col('holders', cast('holders', 'integer')),
+      ...casts('numeric', 'market_cap_usd', 'price_change_24h_pct', 'volume_24h_usd'),
+      ...casts('integer', 'holders'),
     ],
   },
   {
     kind: 'project',
     table: 'projects',
     conflict: ['id'],
-    columns: [
-      col('id', cast('id', 'uuid')),
-      col('name', text('name')),
-      col('image_uri', text('imageUri')),
-      col('url', text('url')),
-      col('verification_level', text('verificationLevel')),
-    ],
+    columns: [...casts('uuid', 'id'), ...texts('name', 'image_uri', 'url', 'verification_level')],
   },
   {
     kind: 'actionTemplate',
     table: 'action_templates',
     conflict: ['id'],
     columns: [
-      col('id', cast('id', 'uuid')),
-      col('project_id', cast('projectId', 'uuid')),
-      col('action_type', text('actionType')),
-      col('description', text('description')),
-      col('category', text('category')),
-      col('title', text('title')),
+      ...casts('uuid', 'id', 'project_id'),
+      ...texts('action_type', 'description', 'category', 'title'),
       col('campaign_config', `r->'campaignConfig'`),
       col('name_config', `r->'nameConfig'`),
-      col('is_active', `coalesce(${cast('isActive', 'boolean')}, true)`),
-      col('url_template', text('urlTemplate')),
+      ...flags(true, 'is_active'),
+      ...texts('url_template'),
       col('allowlist', `ARRAY(SELECT lower(jsonb_array_elements_text(coalesce(r->'allowlist', '[]'::jsonb))))`),
       col('distribution_channels', `ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'distributionChannels', '[]'::jsonb)))`),
-      col('verification_level', text('verificationLevel')),
+      ...texts('verification_level'),
       col('builder_metadata', jsonOrNull('builderMetadata')),
       col('status', `coalesce(${text('status')}, 'approved')`),
     ],
@@ -109,7 +103,7 @@ const UPSERTS: UpsertSpec[] = [
     kind: 'contract',
     table: 'contracts',
     conflict: ['chain_id', 'address'],
-    columns: [col('chain_id', cast('chainId', 'integer')), col('address', text('address')), col('name', text('name'))],
+    columns: [...casts('integer', 'chain_id'), ...texts('address', 'name')],
   },
   {
     kind: 'user',
@@ -117,7 +111,7 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['address'],
     columns: [
       col('id', `coalesce(${cast('id', 'uuid')}, gen_random_uuid())`, true),
-      col('address', text('address')),
+      ...texts('address'),
       col('score', `coalesce(${cast('score', 'integer')}, 0)`),
     ],
   },
@@ -127,11 +121,10 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['id'],
     touchedKey: 'id::text',
     columns: [
-      col('id', cast('id', 'uuid')),
+      ...casts('uuid', 'id'),
       col('owner_user_id', `(SELECT u.id FROM users AS u WHERE u.address = r->>'owner')`),
-      col('name', text('name')),
-      col('icon', text('icon')),
-      col('created_at', cast('createdAt', 'timestamptz')),
+      ...texts('name', 'icon'),
+      ...casts('timestamptz', 'created_at'),
     ],
   },
   {
@@ -140,9 +133,9 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['id'],
     columns: [
       col('id', `lower(${text('id')})`),
-      col('text_signature', text('textSignature')),
+      ...texts('text_signature'),
       col('abi_item', jsonOrNull('abiItem')),
-      col('signature_type', text('signatureType')),
+      ...texts('signature_type'),
     ],
   },
   {
@@ -151,20 +144,13 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['chain_id', 'address'],
     touchedKey: `chain_id || ':' || address`,
     columns: [
-      col('chain_id', cast('chainId', 'integer')),
-      col('address', text('address')),
-      col('registry_type', text('registryType')),
-      col('base_implementation', text('baseImplementation')),
-      col('deployed_instance', text('deployedInstance')),
-      col('tx_hash', text('txHash')),
-      col('block_timestamp', cast('blockTimestamp', 'bigint')),
-      col('block_number', cast('blockNumber', 'bigint')),
-      col('name', text('name')),
-      col('owner', text('owner')),
-      col('owner_email', text('ownerEmail')),
-      col('hidden', `coalesce(${cast('hidden', 'boolean')}, false)`),
-      col('label', text('label')),
-      col('deprecated', `coalesce(${cast('deprecated', 'boolean')}, false)`),
+      ...casts('integer', 'chain_id'),
+      ...texts('address', 'registry_type', 'base_implementation', 'deployed_instance', 'tx_hash'),
+      ...casts('bigint', 'block_timestamp', 'block_number'),
+      ...texts('name', 'owner', 'owner_email'),
+      ...flags(false, 'hidden'),
+      ...texts('label'),
+      ...flags(false, 'deprecated'),
     ],
   },
   {
@@ -173,11 +159,9 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['chain_id', 'contract_address'],
     touchedKey: `chain_id || ':' || contract_address`,
     columns: [
-      col('chain_id', cast('chainId', 'integer')),
-      col('contract_address', text('contractAddress')),
-      col('owner', text('owner')),
-      col('type', text('type')),
-      col('access_list_id', cast('accessListId', 'uuid')),
+      ...casts('integer', 'chain_id'),
+      ...texts('contract_address', 'owner', 'type'),
+      ...casts('uuid', 'access_list_id'),
     ],
   },
   {
@@ -186,38 +170,23 @@ const UPSERTS: UpsertSpec[] = [
     conflict: ['chain_id', 'core_address', 'identifier'],
     touchedKey: 'public_id',
     columns: [
-      col('chain_id', cast('chainId', 'integer')),
-      col('core_address', text('coreAddress')),
-      col('identifier', cast('identifier', 'numeric')),
-      col('campaign_index', cast('campaignIndex', 'numeric')),
-      col('owner', text('owner')),
-      col('creator', text('creator')),
-      col('budget', text('budget')),
-      col('validator', text('validator')),
-      col('action', text('action')),
-      col('protocol_fee', cast('protocolFee', 'numeric')),
-      col('max_participants', cast('maxParticipants', 'numeric')),
-      col('block_timestamp', cast('blockTimestamp', 'bigint')),
-      col('block_number', cast('blockNumber', 'bigint')),
-      col('tx_hash', text('txHash')),
-      col('start_time', cast('startTime', 'timestamptz')),
-      col('end_time', cast('endTime', 'timestamptz')),
+      ...casts('integer', 'chain_id'),
+      ...texts('core_address'),
+      ...casts('numeric', 'identifier', 'campaign_index'),
+      ...texts('owner', 'creator', 'budget', 'validator', 'action'),
+      ...casts('numeric', 'protocol_fee', 'max_participants'),
+      ...casts('bigint', 'block_timestamp', 'block_number'),
+      ...texts('tx_hash'),
+      ...casts('timestamptz', 'start_time', 'end_time'),
       col('distribution_channels', `ARRAY(SELECT jsonb_array_elements_text(coalesce(r->'distributionChannels', '[]')))`),
-      col('autocampaign_id', text('autocampaignId')),
-      col('template_id', text('templateId')),
-      col('action_template_id', cast('actionTemplateId', 'uuid')),
+      ...texts('autocampaign_id', 'template_id'),
+      ...casts('uuid', 'action_template_id'),
       col(
         'allow_list_id',
         `(SELECT a.id FROM allow_lists AS a
            WHERE a.chain_id = (r->'allowList'->>'chainId')::integer AND a.contract_address = r->'allowList'->>'contractAddress')`,
       ),
-      col('campaign_name', text('campaignName')),
-      col('nft_image_uri', text('nftImageUri')),
-      col('nft_name', text('nftName')),
-      col('nft_metadata_id', text('nftMetadataId')),
-      col('project_image_uri', text('projectImageUri')),
-      col('token_image_uri', text('tokenImageUri')),
-      col('action_token_address', text('actionTokenAddress')),
+      ...texts('campaign_name', 'nft_image_uri', 'nft_name', 'nft_metadata_id', 'project_image_uri', 'token_image_uri', 'action_token_address'),
       col('action_claimant', jsonOrNull('actionClaimant')),
     ],
   },
@@ -228,11 +197,10 @@ const UPSERTS: UpsertSpec[] = [
     join: JOIN_NAMED_CAMPAIGN,
     columns: [
       col('campaign_key', 'c.key'),
-      col('claimant', text('claimant')),
-      col('incentive_id', cast('incentiveId', 'smallint')),
-      col('signature', text('signature')),
-      col('referrer', text('referrer')),
-      col('used', `coalesce(${cast('used', 'boolean')}, false)`),
+      ...texts('claimant'),
+      ...casts('smallint', 'incentive_id'),
+      ...texts('signature', 'referrer'),
+      ...flags(false, 'used'),
     ],
   },
   {

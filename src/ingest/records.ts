@@ -54,6 +54,8 @@ const DateTime = Type.String({
   errorMessage: 'must be an ISO 8601 UTC date-time such as 2026-01-31T12:00:00.000Z',
 });
 const Bool = Type.Boolean({ errorMessage: 'must be true or false' });
+/** A list of addresses, each at most once (allow-list and access-list members). */
+const AddressSet = Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' });
 const oneOf = <const Values extends readonly string[]>(values: Values) =>
   Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], errorMessage: `must be one of: ${values.join(', ')}` });
 /** `<chain_id>:<core_address>:<identifier>`, the campaign's public ID: how claims and signatures name their campaign. */
@@ -135,7 +137,7 @@ export const ActionTemplateRecord = record(
     nameConfig: TemplateNameConfig,
     isActive: Type.Optional(Bool),
     urlTemplate: orNull(text()),
-    allowlist: Type.Optional(Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' })),
+    allowlist: Type.Optional(AddressSet),
     distributionChannels: Type.Optional(
       Type.Array(oneOf(TEMPLATE_DISTRIBUTION_CHANNELS), { uniqueItems: true, errorMessage: 'must be a list of distinct channels' }),
     ),
@@ -165,7 +167,7 @@ export const AccessListRecord = record(
     name: text(),
     icon: text(),
     createdAt: DateTime,
-    members: Type.Optional(Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' })),
+    members: Type.Optional(AddressSet),
   },
   'An access list with its members. Natural key: id; owner names a user record by address.',
 );
@@ -178,7 +180,7 @@ export const AllowListRecord = record(
     owner: Address,
     type: oneOf(ALLOW_LIST_TYPES),
     accessListId: orNull(Uuid),
-    addresses: Type.Optional(Type.Array(Address, { uniqueItems: true, errorMessage: 'must be a list of distinct addresses' })),
+    addresses: Type.Optional(AddressSet),
   },
   'An allow list with its addresses. Natural key: chainId, contractAddress. An OffchainAccessList names its accessListId.',
 );

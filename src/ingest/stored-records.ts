@@ -13,6 +13,14 @@ export const trimIso = (value: string | null) => (value === null ? null : value.
 
 type Row = Record<string, unknown>;
 
+/** A column's record field: its name in camelCase (`imageUri` for `image_uri`). */
+export const fieldOf = (column: string) => column.replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
+
+/** A row as record fields, in the order the query selects its columns, but for the columns `left` names (a paging key). */
+export function fieldsOf(row: Row, ...left: string[]): Row {
+  return Object.fromEntries(Object.entries(row).flatMap(([column, value]) => (left.includes(column) ? [] : [[fieldOf(column), value]])));
+}
+
 /** The campaigns `where` selects (on `c`, the campaigns table), in write order, as rows for campaignRecordOf(). */
 export function campaignRecordsQuery(where: SQL, limit?: number): SQL {
   return sql`SELECT c.key, c.chain_id, c.core_address, c.identifier::text, c.campaign_index::text, c.owner, c.creator, c.budget,

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { badRequest } from '../errors.js';
 
 /**
- * The server-wide query rules of decisions.md section 1, applied to every route that declares a
+ * The server-wide query rules, applied to every route that declares a
  * querystring schema, before schema validation:
  *
  * - a parameter the schema does not declare is a 400 naming it;

@@ -29,7 +29,7 @@ interface AccountRow {
 
 /**
  * The account's columns and its members. E-mail columns are never selected: they are personal
- * data the API does not serve (decisions section 9), so no code path can leak them.
+ * data the API never serves (always null), so no code path can leak them.
  */
 const COLUMNS = sql`a.chain_id, a.address, a.registry_type, a.base_implementation, a.deployed_instance, a.tx_hash,
   a.block_timestamp::text AS block_timestamp, a.block_number::text AS block_number, a.name, a.owner, a.hidden, a.label,

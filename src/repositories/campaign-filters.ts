@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 
 /**
- * The campaign filters of decisions.md section 2 as SQL conditions on `campaigns AS c`, shared by
+ * The campaign filters of `GET /campaigns` as SQL conditions on `campaigns AS c`, shared by
  * the campaign list and the trending list. Values arrive validated and normalised (lowercase).
  */
 export interface TokenFilter {

@@ -4,7 +4,7 @@ import type { PageRequest } from '../schemas/common.js';
 import type { ClaimableSignatureList, KnownSignaturePage } from '../schemas/registry.js';
 import { isActiveAt } from './campaign-filters.js';
 
-/** The most unused signatures an address is shown (decisions section 9). */
+/** The most unused signatures an address is shown: every answer is bounded. */
 export const MAX_CLAIMABLE_SIGNATURES = 100;
 
 /** Known signatures, the token blocklist and an address's claimable signatures: each one indexed read. */

@@ -161,7 +161,7 @@ async function profileInOneCall(db: Database, claimant: string, whitelistedOnly:
 }
 
 /**
- * `claimant` may claim under the campaign's allow list (decisions section 4): none or open, listed
+ * `claimant` may claim under the campaign's allow list: none or open, listed
  * on an allow list, not listed on a deny list, or a member of the off-chain access list.
  */
 const mayAccess = (claimant: string) => sql`(c.allow_list_id IS NULL OR EXISTS (

@@ -6,7 +6,7 @@ import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ACCESS_LIST_PAGE_EXAMPLE } from '../schemas/staging-examples.js';
 import { ref } from '../schemas/typebox.js';
 
-/** GET /campaigns/accesslists: the caller's access lists (decisions.md section 6). */
+/** GET /campaigns/accesslists: the caller's access lists, newest first or by member count. */
 export const accessListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/campaigns/accesslists',

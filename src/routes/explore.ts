@@ -12,7 +12,7 @@ import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
 import { JsonBytes } from '../json/json-bytes.js';
 
-/** GET /explore and GET /campaigns/{id}/activity (decisions section 9). */
+/** GET /explore and GET /campaigns/{id}/activity of the public API (docs/public-api.md). */
 export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { campaigns, contracts, activity } = app.repositories;
 

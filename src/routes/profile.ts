@@ -6,7 +6,7 @@ import { userProfile } from '../services/user-profile.js';
 import { USER_PROFILE_EXAMPLE } from '../schemas/staging-examples.js';
 import { ref } from '../schemas/typebox.js';
 
-/** GET /users/profile: the caller's earnings, points, streak and rank (decisions.md section 7). */
+/** GET /users/profile: the caller's earnings (wei), points, streak of UTC days with a claim, and rank by points. */
 export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/users/profile',

@@ -28,7 +28,7 @@ import { ref } from '../schemas/typebox.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 
 /**
- * The registry operations of the public API (decisions section 9): known signatures, an address's
+ * The registry operations of the public API (docs/public-api.md): known signatures, an address's
  * claimable signatures, the token blocklist, action templates and budget accounts.
  */
 export const registryRoutes: FastifyPluginAsyncTypebox = async (app) => {

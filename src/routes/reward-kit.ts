@@ -17,7 +17,7 @@ import { normaliseCampaignId, trendingFiltersFrom } from './campaign-filter-inpu
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
 
-/** GET /reward-kit/campaigns, /reward-kit and /reward-kit/campaigns/{id} (decisions section 9). */
+/** GET /reward-kit/campaigns, /reward-kit and /reward-kit/campaigns/{id} of the public API (docs/public-api.md). */
 export const rewardKitRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = {
     windows: app.claimWindows,

@@ -7,7 +7,7 @@ export const SORT_ORDERS = ['ASC', 'DESC'] as const;
 export const MAX_SEARCH_LENGTH = 100;
 
 /**
- * Characters a search term may not hold: the description's `: & | ' ! ( ) < >` (full-text query
+ * Characters a search term may not hold: `: & | ' ! ( ) < >` (full-text query
  * operators) and every control character (C0, DEL, C1).
  */
 const SEARCH_PATTERN = "^[^:&|'!()<>\\u0000-\\u001f\\u007f-\\u009f]*$";

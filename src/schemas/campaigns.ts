@@ -5,8 +5,8 @@ import { Incentive } from './incentives.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /**
- * The campaign list item and detail object (description "Campaign list item", "Campaign detail",
- * decisions sections 2 and 3), and the query of `GET /campaigns`.
+ * The campaign list item and detail object, the public API's with the word `campaign` for `boost`
+ * (docs/public-api.md), and the query of `GET /campaigns`.
  */
 
 const NullableText = (description: string) => Type.Optional(Nullable(Type.String({ description })));
@@ -152,7 +152,7 @@ export const TOKEN_FILTER_PATTERN = '^[0-9]{1,10}:0x[a-fA-F0-9]{40}(:collection)
 export const CAMPAIGN_SORTS = ['recently-deployed', 'active'] as const;
 
 /**
- * The campaign filters of decisions.md section 2, shared with the trending route. List parameters
+ * The campaign filters of `GET /campaigns` (all combine with AND), shared with the trending route. List parameters
  * are comma-separated (split and trimmed by the server-wide query rules, at most 50 entries).
  */
 export const CampaignFilterQuery = {

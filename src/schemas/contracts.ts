@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Address, ChainId, PaginationQuery } from './common.js';
 import { ref, StringEnum } from './typebox.js';
 
-/** `GET /explore/contracts` (description "Contract entry", decisions section 5). */
+/** `GET /explore/contracts`: the public API's contract entries (docs/public-api.md). */
 
 export const CONTRACT_SORTS = ['most-completions', 'total-spend', 'recently-deployed'] as const;
 export const TIME_PERIODS = ['6h', '24h', '7d'] as const;

@@ -5,7 +5,7 @@ import { ContractsQuery } from './contracts.js';
 import { Incentive } from './incentives.js';
 import { ref } from './typebox.js';
 
-/** `GET /explore` and `GET /campaigns/{id}/activity` (public-api-operations.md sections 2 and 5, decisions section 9). */
+/** `GET /explore` and `GET /campaigns/{id}/activity` of the public API (docs/public-api.md). */
 
 export const ExploreQuery = Type.Object(
   {

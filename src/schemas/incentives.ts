@@ -3,8 +3,8 @@ import { Address, BigIntString, ChainId } from './common.js';
 import { Nullable, ref } from './typebox.js';
 
 /**
- * The ten incentive variants, discriminated by `type`. Property order is the order of the
- * description's tables, and the order fields appear in responses.
+ * The ten incentive variants, discriminated by `type`. Property order is the order of the public
+ * API's document, and the order fields appear in responses.
  *
  * Storage keeps a variant's own fields in one JSONB column (`incentives.params`); the live fields
  * (claim totals, remaining balance) come from the claims, and `metadata` from the token table.
@@ -190,7 +190,7 @@ export const ERC20PeggedVariableCriteriaIncentiveV2 = variant(
   peggedVariableCriteriaFields(CriteriaV2),
 );
 
-/** Every variant, in the order of the description. */
+/** Every variant, in the order the public API's document lists them. */
 export const INCENTIVE_VARIANTS = [
   AllowListIncentive,
   CGDAIncentive,

@@ -12,8 +12,7 @@ import { TemplateBuilderMetadata, TemplateCampaignConfig, TemplateNameConfig } f
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /**
- * The registry operations of the public API (public-api-operations.md sections 1, 3, 4, 9-12;
- * decisions section 9): known signatures, claimable signatures, the token blocklist, action
+ * The registry operations of the public API (docs/public-api.md): known signatures, claimable signatures, the token blocklist, action
  * templates and budget accounts.
  */
 

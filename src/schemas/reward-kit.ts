@@ -5,13 +5,13 @@ import { ACCESS_STATUSES, TRENDING_STATUSES, TrendingEntry, TrendingQuery } from
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /**
- * The reward-kit operations (public-api-operations.md sections 6-8, decisions section 9): rewards
+ * The reward-kit operations of the public API (docs/public-api.md): rewards
  * are trending entries, so a reward widget reads one shape everywhere.
  */
 
 export const REWARD_SORTS = ['active', 'recently-deployed'] as const;
 
-/** The filters every reward-kit operation shares with trending (decisions sections 2 and 4). */
+/** The filters every reward-kit operation shares with trending: the campaign filters and trending's own. */
 const rewardFilters = {
   ...CampaignFilterQuery,
   creatorAddress: TrendingQuery.properties.creatorAddress,

@@ -3,7 +3,7 @@ import { TEMPLATE_DISTRIBUTION_CHANNELS } from '../db/schema.js';
 import { StringEnum } from './typebox.js';
 
 /**
- * The configuration objects of an action template (public-api-operations.md section 9), without
+ * The configuration objects of an action template, as the public API's document gives them, without
  * `$id` so that both the API response (GET /action-templates) and the import record of a template
  * use the one definition: what an import accepts is exactly what the API can serve.
  */
@@ -48,7 +48,8 @@ const ParameterFilter = Type.Object(
   { additionalProperties: false, description: 'A check on one argument' },
 );
 
-const REWARD_TYPES = [
+/** How a template's campaign sets the reward of a claim (campaignConfig.reward.type). */
+export const REWARD_TYPES = [
   'fixed',
   'usd-pegged',
   'eth-pegged',

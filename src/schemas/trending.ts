@@ -5,7 +5,7 @@ import { Address, CampaignId, ChainId, DateTime, PaginationQuery, UnixSecondsStr
 import { TokenMetadata } from './incentives.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
-/** `GET /reward-kit/trending` (description "Trending entry", decisions section 4). */
+/** `GET /reward-kit/trending`: the public API's trending entry, with the choices docs/public-api.md lists. */
 
 export const TRENDING_PERIODS = ['1h', '24h'] as const;
 export const TRENDING_STATUSES = ['active', 'claimable', 'claimed'] as const;

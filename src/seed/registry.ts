@@ -4,6 +4,7 @@ import {
   TEMPLATE_DISTRIBUTION_CHANNELS,
   TEMPLATE_STATUSES,
 } from '../db/schema.js';
+import { REWARD_TYPES } from '../schemas/template-config.js';
 import { CHAINS, EVENT_SIGNATURES, FUNCTION_SIGNATURES } from './catalog.js';
 import { keccak256, toBytes } from 'viem';
 import type { Random } from './random.js';
@@ -51,7 +52,7 @@ export function knownSignatureRows(): Rows['knownSignatures'] {
   return rows;
 }
 
-/** A contract as the template configuration names it (the sheet's ContractRef). */
+/** A contract as the template configuration names it (ContractRef in src/schemas/template-config.ts). */
 function contractRef(chainId: number, address: string, name: string) {
   return {
     ID: `eth:${chainId}:${address}`,
@@ -60,16 +61,6 @@ function contractRef(chainId: number, address: string, name: string) {
     deployment_information: { address, network_id: String(chainId) },
   };
 }
-
-const REWARD_TYPES = [
-  'fixed',
-  'usd-pegged',
-  'eth-pegged',
-  'transaction-value',
-  'variable-criteria',
-  'pegged-variable-criteria',
-  'usd-pegged-variable-criteria',
-] as const;
 
 /** Which budget account built a template: an owner's budget on a chain. */
 export interface BudgetRef {
@@ -164,7 +155,7 @@ export function completeTemplates(random: Random, reference: Reference, builders
         : {
             ...(random.chance(0.6) ? { txHash: `0x${random.hex(32)}` } : {}),
             ...(random.chance(0.5) ? { description: `Built by the ${project.name} team` } : {}),
-            // A handle, never an e-mail address: the service does not serve those (decisions section 9).
+            // A handle, never an e-mail address: e-mail addresses are personal data the service never serves.
             ...(random.chance(0.4) ? { contactInfo: `@${slug}` } : {}),
             createdAt: new Date(now.getTime() - random.int(24, 200 * 24) * HOUR_MS).toISOString(),
             actionChain: chain,

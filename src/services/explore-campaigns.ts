@@ -16,7 +16,7 @@ interface Ranked {
 }
 
 /**
- * GET /explore (decisions section 9): campaigns ranked by their claims (`most-completions`) or USD
+ * GET /explore: campaigns ranked by their claims (`most-completions`) or USD
  * claimed (`total-spend`) in the period, exact at the request's instant from the claim windows,
  * ties on ID; only campaigns with claims in the period rank. `recently-deployed`: every campaign,
  * newest first.

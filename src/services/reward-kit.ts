@@ -11,7 +11,7 @@ import { type ProfileCache, listedVolumes } from './profile-cache.js';
 import type { EntryOptions, EntryVolume } from './trending-entries.js';
 
 /**
- * The reward-kit operations (decisions section 9). A reward is a trending entry: its claim volumes
+ * The reward-kit operations (docs/public-api.md). A reward is a trending entry: its claim volumes
  * come from the in-memory claim windows at the request's instant, its totals from the incentives'
  * maintained counters; no request aggregates the claims of a campaign. Answers are UTF-8 JSON
  * assembled from the entries' kept bytes and their per-request fields (entry-texts.ts).
@@ -20,7 +20,7 @@ export interface RewardKitDeps extends EntryTextDeps {
   rewardKit: RewardKitRepository;
 }
 
-/** The most entries each list of GET /reward-kit holds (decisions section 9). */
+/** The most entries each list of GET /reward-kit holds: every answer is bounded. */
 export const MAX_PROFILE_LIST = 100;
 
 export interface RewardListRequest extends EntryOptions {

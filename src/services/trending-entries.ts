@@ -39,7 +39,7 @@ export function entryBody(row: TrendingPageRow): EntryBody {
           },
     txHash: row.tx_hash,
     campaignName: row.campaign_name,
-    // Strings the public API never sends as null: left out when unknown (decisions section 4).
+    // Strings the public API's document declares non-nullable: left out when unknown, never null.
     ...present('nftImageUri', row.nft_image_uri),
     ...present('nftName', row.nft_name),
     ...present('tokenImageUri', row.token_image_uri),
@@ -91,8 +91,8 @@ function present<Name extends string>(name: Name, value: string | null): { [K in
 const NON_TOKEN_VARIANTS = new Set(['AllowListIncentive', 'PointsIncentive']);
 
 /**
- * decisions section 4: `totalBudget` and `rewardsDistributed` in the smallest unit of the campaign's
- * reward token (its first ERC-20 incentive's), summed over the incentives paying that token.
+ * `totalBudget` and `rewardsDistributed`, as the public API means them: in the smallest unit of the
+ * campaign's reward token (its first ERC-20 incentive's), summed over the incentives paying that token.
  */
 function rewardTokenTotals(incentives: TrendingIncentiveRow[]): { totalBudget: string; rewardsDistributed: string } {
   const first = incentives.find((incentive) => !NON_TOKEN_VARIANTS.has(incentive.type));
@@ -111,7 +111,10 @@ function rewardTokenTotals(incentives: TrendingIncentiveRow[]): { totalBudget: s
 const assetOf = (incentive: TrendingIncentiveRow) =>
   typeof incentive.params.asset === 'string' ? incentive.params.asset.toLowerCase() : '';
 
-/** decisions.md section 4: what each allow-list type means for the claimant. */
+/**
+ * What each allow-list type means for the claimant: none or OpenAllowList, allowed; SimpleAllowList,
+ * allowed if listed; SimpleDenyList, denied if listed; OffchainAccessList, allowed if a member.
+ */
 function accessStatus(standing: ClaimantStanding, allowListType: string | null): NonNullable<TrendingEntry['accessStatus']> {
   switch (allowListType) {
     case 'SimpleAllowList':
@@ -162,7 +165,7 @@ function toTrendingIncentive(row: TrendingIncentiveRow): TrendingEntry['incentiv
   return {
     type: row.type,
     assetAddress: text('asset') ?? text('allowListAddress') ?? text('venue') ?? '',
-    // decisions section 4: the share of the claim amount paid, for the variants that scale it; its alias equal.
+    // The share of the claim amount paid (0 to 100), for the variants that scale it; rebatePercentage is its alias.
     ...(percentage === undefined ? {} : { rewardPercentage: percentage, rebatePercentage: percentage }),
     rewardAmount: rewardAmount.toString(),
     rewardAmountFormatted: formatUnits(rewardAmount, decimals),

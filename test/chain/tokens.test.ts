@@ -135,7 +135,7 @@ describe('token facts from the chain', () => {
     expectToMatchSchema(rewards.json(), 'RewardList');
     const entry = rewards.json<{ campaigns: { id: string; incentives: Record<string, unknown>[] }[] }>().campaigns.find((item) => item.id === campaign(0));
     expect(entry!.incentives[0]).toMatchObject({ tokenSymbol: 'TUSD', rewardAmountFormatted: '1', metadata: expected });
-    // No image: left out, as every unknown string of an entry is (decisions 4).
+    // No image: left out, as an entry's strings the public API declares non-nullable are when unknown.
     expect(entry!.incentives[0]).not.toHaveProperty('tokenImageUri');
   });
 

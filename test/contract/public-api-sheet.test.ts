@@ -57,7 +57,7 @@ describe('a client written from the public API sheet', () => {
   };
   const ids = (query: ReturnType<typeof sql>) => queryRows<{ id: string }>(database.db, query).then((rows) => rows.map((row) => row.id));
 
-  it('refuses what the sheet refuses: the trending fields of old, a served e-mail, an unknown field', () => {
+  it('refuses what the document refuses: the trending fields of old, a served e-mail, an unknown field', () => {
     const entry = (overrides: Record<string, unknown>) => ({
       id: '1:0x0000000000000000000000000000000000000001:1', chainId: 1, incentives: [], actionTemplate: null, status: 'active',
       txHash: '0x', campaignName: null, blockTimestamp: '1', startTime: null, endTime: null, claimCount: 0, totalBudget: '0',

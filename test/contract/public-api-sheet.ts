@@ -1,8 +1,9 @@
 /**
- * The JSON schemas of a client written from ../shared/spec/public-api-operations.md (the twelve
- * operations) and the service description (the six, and the shapes the sheet borrows: ListItem,
+ * The JSON schemas of a client written from the public API's published document (Boost V2, OpenAPI
+ * 3.1; a public copy: github.com/api-evangelist/boost, openapi/_original/boost-v2-openapi.json), with
+ * the word `campaign` for `boost`: the eighteen JSON operations and the shapes they share (ListItem,
  * Incentive, Entry). Nothing here comes from src/schemas. Field names, types, required-ness and
- * enums are the sheet's, except where decisions.md decides otherwise (noted inline, listed in
+ * enums are the document's, except where the service answers otherwise (noted inline, listed in
  * docs/public-api.md). Keyed by operationId.
  */
 const addr = { type: 'string', pattern: '^0x[a-fA-F0-9]{40}$' };
@@ -12,7 +13,7 @@ const int = { type: 'integer' };
 const bool = { type: 'boolean' };
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const arrayOf = (items: object) => ({ type: 'array', items });
-/** The sheet lists each object's fields exactly: anything else is a field the client does not know. */
+/** The document lists each object's fields exactly: anything else is a field the client does not know. */
 const obj = (required: Record<string, object>, optional: Record<string, object> = {}) => ({
   type: 'object',
   properties: { ...required, ...optional },
@@ -32,10 +33,10 @@ const INCENTIVE_TYPES = [
   'ERC20PeggedVariableCriteriaIncentive',
   'ERC20PeggedVariableCriteriaIncentiveV2',
 ];
-/** Incentive: the list item's oneOf (description); its variant fields are checked by type only. */
+/** Incentive: the list item's oneOf of the document; its variant fields are checked by type only. */
 const Incentive = { type: 'object', required: ['type'], properties: { type: { enum: INCENTIVE_TYPES } } };
 
-/** ListItem: the required fields of decisions section 2. */
+/** ListItem: the fields every campaign list item carries. */
 const ListItem = {
   type: 'object',
   required: [
@@ -50,7 +51,7 @@ const ListItem = {
 };
 
 const TokenMetadata = obj({ id: str, chainId: num, address: addr, decimals: num, name: str, symbol: str, imageUri: str });
-/** Entry: the description's trending entry; nulls only where decisions section 4 says so. */
+/** Entry: the document's trending entry; null only where the service sends null (docs/public-api.md). */
 const Entry = obj(
   {
     id: str,
@@ -59,18 +60,18 @@ const Entry = obj(
       obj(
         { type: str, assetAddress: addr, rewardAmount: str, rewardAmountFormatted: str, maxReward: str, maxRewardUsdValue: num,
           rewardUsdValue: num, metadata: nullable(TokenMetadata) },
-        // decisions 4: absent for fixed rewards / unknown tokens, never null.
+        // Left out for fixed rewards and unknown tokens, never null.
         { rewardPercentage: num, rebatePercentage: num, tokenSymbol: str, tokenImageUri: str },
       ),
     ),
-    // decisions 4: null for a campaign without a template.
+    // Null for a campaign without a template.
     actionTemplate: nullable(
       obj({ id: str, projectId: str, actionType: str, projectImage: str, description: str,
             category: { enum: ['defi', 'nft', 'gaming', 'social', 'bridge', 'governance', 'payments', 'other'] } }),
     ),
     status: { enum: ['active', 'claimed', 'claimable'] },
     txHash: str,
-    // Not among decisions 4's non-nullable strings: null when unknown, as the service always sent it.
+    // Not among the strings the document declares non-nullable: null when unknown, as the service always sent it.
     campaignName: nullable(str),
     blockTimestamp: str,
     startTime: nullable(str),
@@ -78,7 +79,7 @@ const Entry = obj(
     claimCount: int,
     totalBudget: { type: 'string', pattern: '^[0-9]+$' },
     rewardsDistributed: { type: 'string', pattern: '^[0-9]+$' },
-    // decisions 4: null without a claimant or an unused signature.
+    // Null without a claimant or an unused signature.
     signature: nullable(obj({ claimant: addr, incentiveId: { type: 'integer', minimum: 0 }, signature: str, referrer: addr })),
     accessStatus: nullable({ enum: ['allowed', 'denied', 'not-allowed'] }),
     verificationLevel: nullable(str),
@@ -140,7 +141,7 @@ const budgetFields = {
   members: arrayOf(
     obj(
       { memberAddress: addr, roles: arrayOf({ enum: [1, 2] }) },
-      // decisions 9: e-mails are never served, so the only value a client sees is null.
+      // E-mail addresses are personal data the service never serves, so the only value a client sees is null.
       { email: { type: 'null' }, status: { enum: ['wallet_created', 'invited', 'accepted', 'cancelled'] } },
     ),
   ),
@@ -178,7 +179,7 @@ export const SHEET: Record<string, object> = {
       claims: arrayOf(obj({ address: addr, txHash: str, timestamp: { type: 'string', format: 'date-time' } })),
       status: { enum: ['active', 'claimed', 'claimable'] },
     },
-    // The sheet's nullable enum has no null (its quirk 2): a strict client accepts only the values.
+    // The document's nullable accessStatus enum has no null: a strict client accepts only the values.
     { txHash: str, accessStatus: { enum: ['allowed', 'denied', 'not-allowed'] }, verificationLevel: nullable(str) },
   ),
   getActionTemplates: arrayOf(TemplateItem),

@@ -1,12 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 
-/** Calls one operation's URL, checks the answer against the sheet, and returns it. */
+/** Calls one operation's URL, checks the answer against the public API's document, and returns it. */
 export type SheetCall = (operationId: string, url: string, auth?: boolean) => Promise<unknown>;
 /** Runs a query whose rows have one `id` column. */
 export type IdQuery = (query: SQL) => Promise<string[]>;
 
 /**
- * Calls all eighteen operations with every kind of parameter the sheet names, on ids read from the
+ * Calls all eighteen operations with every kind of parameter the public API's document names, on ids read from the
  * database: the contract test walks the demo data, `npm run check:sheet` any database (the
  * 100,000-campaign set). `user` is the address whose bearer token `call` sends when `auth` is set.
  */

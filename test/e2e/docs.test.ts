@@ -42,7 +42,7 @@ describe.skipIf(!chromiumFound)('GET /docs in Chromium', () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
     );
-    // The six operations of the description, the public API's twelve others (decisions section 9), and the event stream.
+    // The eighteen JSON operations of the public API (docs/public-api.md) and the event stream.
     expect(operations).toHaveLength(19);
 
     const page = await browser.newPage();

@@ -45,7 +45,7 @@ describe('hostile input, property-based (fast-check)', () => {
   async function expectSafeAnswer(url: string, headers: Record<string, string> = {}) {
     const response = await app.inject({ method: 'GET', url, headers });
     const context = `${response.statusCode} GET ${url.slice(0, 300)}\n${response.body.slice(0, 500)}`;
-    // Over-long URLs and path segments are 414s by design (decisions.md section 1). Measured as the
+    // Over-long URLs and path segments are 414s by design (docs/security.md). Measured as the
     // server receives the URL: app.inject normalizes it as a WHATWG URL, which escapes some
     // characters of a query (a ' becomes %27), so a URL just under the limit here can be over it there.
     const { pathname, search } = new URL(url, 'http://localhost');

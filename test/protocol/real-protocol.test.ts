@@ -99,7 +99,7 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
       ['limit', 'limit'],
     ];
     const getters: Record<string, [string, string][]> = {
-      // ERC20Incentive's `limit` is served as the claims left (decisions §10): compared below.
+      // ERC20Incentive's `limit` is served as the claims left (the chain's limit() minus claims()): compared below.
       ERC20Incentive: [
         ['asset', 'asset'],
         ['reward', 'reward'],
@@ -169,7 +169,7 @@ describe('the indexer on the real protocol (SDK bytecode on anvil)', () => {
     const assets = new Set<string>();
     for (const boost of world.boosts) {
       for (const served of (await detail(Number(boost.id))).incentives) {
-        // CGDAIncentive pays a token but shows no metadata (the description's variant has none).
+        // CGDAIncentive pays a token but shows no metadata (the public API's variant has none).
         if (typeof served.asset !== 'string' || !('metadata' in served)) continue;
         const address = served.asset as Address;
         const erc20 = (functionName: 'decimals' | 'symbol' | 'name') => world.chain.public.readContract({ address, abi: erc20Abi, functionName });

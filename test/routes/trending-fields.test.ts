@@ -7,7 +7,7 @@ import { address, erc20Incentive, insertActionTemplate, insertCampaign, insertCl
 import { expectToMatchSchema } from '../helpers/schema.js';
 
 /**
- * decisions section 4: the trending entry's fields mean what the public API means, so a frontend
+ * The trending entry's fields mean what the public API means, so a frontend
  * written against it reads the same numbers (reward percentage, budgets in the token's smallest
  * unit, the project's slug) and never meets null where the public API sends a string.
  */
