@@ -40,6 +40,8 @@ interface Entry {
   expiresAt: number;
   /** The Indexed-Blocks header the answer was sent with: what its data reflects, whenever it is served. */
   indexedBlocks: string | undefined;
+  /** The Link header the answer was sent with (a list's next page). */
+  link: string | undefined;
   encoded?: Partial<Record<ResponseEncoding, Buffer>>;
 }
 
@@ -78,6 +80,7 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
       if (entry.indexedBlocks === undefined) void reply.removeHeader(INDEXED_BLOCKS_HEADER);
       else void reply.header(INDEXED_BLOCKS_HEADER, entry.indexedBlocks);
       void reply.header('age', String(Math.floor((now() - entry.keptAt) / 1000)));
+      if (entry.link !== undefined) void reply.header('link', entry.link);
       // The public cache then gives it the weak ETag and Vary of a compressed answer, and
       // @fastify/compress leaves a body with a Content-Encoding alone.
       const encoding = compression?.encodingFor(request, entry.body.length);
@@ -102,8 +105,15 @@ export const responseCache = fp<{ ttlMs: number; maxBytes: number; now?: () => n
         if (entry.expiresAt > at && bytes + body.length <= maxBytes) break;
         remove(key, entry);
       }
-      const indexedBlocks = reply.getHeader(INDEXED_BLOCKS_HEADER);
-      entries.set(request.url, { body, etag, keptAt: at, expiresAt: at + ttlMs, indexedBlocks: typeof indexedBlocks === 'string' ? indexedBlocks : undefined });
+      const [indexedBlocks, link] = [reply.getHeader(INDEXED_BLOCKS_HEADER), reply.getHeader('link')];
+      entries.set(request.url, {
+        body,
+        etag,
+        keptAt: at,
+        expiresAt: at + ttlMs,
+        indexedBlocks: typeof indexedBlocks === 'string' ? indexedBlocks : undefined,
+        link: typeof link === 'string' ? link : undefined,
+      });
       bytes += body.length;
       void reply.header('etag', etag);
       done(null, body);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../keyset-cursor.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ActivityPage, ActivityParams, ActivityQuery, ExploreList, ExploreQuery } from '../schemas/explore.js';
 import type { Incentive } from '../schemas/incentives.js';
@@ -56,17 +57,34 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ActivityParams,
         querystring: ActivityQuery,
         response: {
-          200: { ...ref(ActivityPage), description: 'One page of claims', examples: [ACTIVITY_EXAMPLE] },
+          200: { ...ref(ActivityPage), description: 'One page of claims; a `Link: <…>; rel="next"` header when more follow', examples: [ACTIVITY_EXAMPLE] },
           ...PUBLIC_ERROR_RESPONSES,
           404: { ...ref(ErrorResponse), description: 'No campaign has this ID' },
         },
       },
       config: { publicCache: true },
     },
-    async (request) => {
+    async (request, reply) => {
+      const { query } = request;
       const publicId = normaliseCampaignId(request.params.id);
-      const found = await activity.findActivity(publicId, request.query.claimant?.toLowerCase(), pageRequest(request.query));
+      const claimant = query.claimant?.toLowerCase();
+      if (query.cursor !== undefined && (query.page ?? 1) > 1) throw badRequest('cursor and page cannot be combined: a cursor continues from its own page');
+      // A cursor continues only the walk that gave it: the same campaign, the same claimant filter.
+      const scope = `activity:${publicId}:${claimant ?? ''}`;
+      const { limit, offset } = pageRequest(query);
+      const after = query.cursor === undefined ? undefined : decodeCursor(scope, query.cursor);
+      const found = await activity.findActivity(
+        publicId,
+        claimant,
+        after === undefined ? { limit, offset, count: true } : { limit, after, count: query.includeTotal === true },
+      );
       if (found === null) throw notFound(`campaign ${publicId} not found`);
+      const last = found.claims.at(-1)?.position ?? after;
+      const nextCursor = found.more && last !== undefined ? encodeCursor(scope, last) : limit === 0 ? (query.cursor ?? null) : null;
+      if (nextCursor) {
+        const next = new URLSearchParams({ cursor: nextCursor, pageSize: String(limit), ...(claimant ? { claimant } : {}) });
+        void reply.header('link', `<?${next.toString()}>; rel="next"`);
+      }
       return {
         activityEvents: found.claims.map((claim) => ({
           claimant: claim.claimant,
@@ -75,6 +93,8 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
           incentives: [found.incentives[claim.incentive_position] as Incentive],
         })),
         totalActivityCount: found.total,
+        // A page answers in the public API's shape; a walk by cursor carries its next cursor.
+        ...(after === undefined ? {} : { nextCursor }),
       };
     },
   );

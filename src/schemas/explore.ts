@@ -3,7 +3,8 @@ import { CampaignListItem } from './campaigns.js';
 import { Address, CampaignId, PaginationQuery } from './common.js';
 import { ContractsQuery } from './contracts.js';
 import { Incentive } from './incentives.js';
-import { ref } from './typebox.js';
+import { Nullable, ref } from './typebox.js';
+import { CURSOR_PATTERN } from '../keyset-cursor.js';
 
 /** `GET /explore` and `GET /campaigns/{id}/activity` of the public API (docs/public-api.md). */
 
@@ -32,6 +33,19 @@ export const ActivityQuery = Type.Object(
   {
     ...PaginationQuery,
     claimant: Type.Optional(Type.Unsafe<string>({ ...ref(Address), description: "Only this address's claims" })),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: CURSOR_PATTERN,
+        errorMessage: 'must be a cursor this service gave (nextCursor, or the Link header)',
+        description:
+          'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header of any page): the ' +
+          'claims after that page\'s last, in the same order, each exactly once however many claims are written or removed ' +
+          'meanwhile. Deep pages stay as fast as the first. Not with `page` above 1; keep `claimant` as it was.',
+      }),
+    ),
+    includeTotal: Type.Optional(
+      Type.Boolean({ description: 'With `cursor`: also count the claims on all pages (`totalActivityCount`). A `page` always has the count.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -52,7 +66,14 @@ export const ActivityEvent = Type.Object(
 export const ActivityPage = Type.Object(
   {
     activityEvents: Type.Array(ref(ActivityEvent)),
-    totalActivityCount: Type.Integer({ minimum: 0, description: 'Claims on all pages' }),
+    totalActivityCount: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Claims on all pages: always with `page`, with `cursor` when `includeTotal=true`' }),
+    ),
+    nextCursor: Type.Optional(
+      Nullable(Type.String(), {
+        description: 'With `cursor` only: the cursor of the next page, null after the last. (A `page` answer gives it in its `Link` header.)',
+      }),
+    ),
   },
   { $id: 'ActivityPage', additionalProperties: false },
 );
