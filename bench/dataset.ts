@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase, queryRows } from '../src/db/client.js';
+import { encodeCursor } from '../src/keyset-cursor.js';
 import { createApiTokensRepository } from '../src/repositories/api-tokens.repository.js';
+import { activityCursorScope } from '../src/routes/explore.js';
 
 /**
  * The benchmark's data: a database per size on the benchmark server, filled by the production
@@ -84,7 +86,12 @@ export interface ScenarioParameters {
   campaignIds: string[];
   claimant: string;
   bearerToken: string;
+  /** The campaign with the most claims, the deepest page of its activity, and the cursor of that page. */
+  busiest: { id: string; deepPage: number; deepCursor: string };
 }
+
+/** How deep the activity scenarios page: page 20,000 of 10, or the busiest campaign's last page. */
+const ACTIVITY_DEEP_PAGE = 20_000;
 
 export async function sampleParameters(url: string): Promise<ScenarioParameters> {
   const database = await openDatabase({
@@ -114,6 +121,18 @@ export async function sampleParameters(url: string): Promise<ScenarioParameters>
       sql`SELECT claimant FROM claims WHERE claimed_at > now() - interval '1 day'
            GROUP BY claimant ORDER BY count(*) DESC, claimant LIMIT 1`,
     );
+    const busiest = await one<{ public_id: string; claims: number }>(
+      sql`SELECT c.public_id, count(*)::integer AS claims FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+           WHERE NOT w.draw GROUP BY c.public_id ORDER BY count(*) DESC, c.public_id LIMIT 1`,
+    );
+    const deepPage = Math.max(2, Math.min(ACTIVITY_DEEP_PAGE, Math.ceil(busiest.claims / 10)));
+    // The position after the last claim of the page before: the cursor that answers the same page.
+    const before = await one<{ key: string; id: string }>(
+      sql`SELECT (extract(epoch FROM w.claimed_at) * 1000000)::bigint::text AS key, w.id::text AS id
+            FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+           WHERE c.public_id = ${busiest.public_id} AND NOT w.draw
+           ORDER BY w.claimed_at DESC, w.id DESC OFFSET ${(deepPage - 1) * 10 - 1} LIMIT 1`,
+    );
     const tokens = createApiTokensRepository(database.db);
     const userId = await tokens.findUserIdByAddress(claimant);
     const profileUser = userId ?? (await one<{ id: string }>(sql`SELECT id FROM users ORDER BY score DESC LIMIT 1`)).id;
@@ -126,6 +145,7 @@ export async function sampleParameters(url: string): Promise<ScenarioParameters>
       campaignIds: ids.map((row) => row.public_id),
       claimant,
       bearerToken,
+      busiest: { id: busiest.public_id, deepPage, deepCursor: encodeCursor(activityCursorScope(busiest.public_id, undefined), before) },
     };
   } finally {
     await database.close();

@@ -128,6 +128,11 @@ export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
     const first = find('list default', 'off');
     return deep && first && deep.p50Ms <= 2 * Math.max(first.p50Ms, 1);
   });
+  target('activity deep page by cursor: p50 <= 1.5x page 1', () => {
+    const deep = find('activity deep page by cursor', 'off');
+    const first = find('activity page 1', 'off');
+    return deep && first && deep.p50Ms <= 1.5 * Math.max(first.p50Ms, 1);
+  });
   target('10k -> 100k campaigns: p50 of list and detail grows <= 30%', () => {
     const small = main.campaigns / 10;
     const pairs = ['list default', 'detail by random id'].map((name) => [find(name, 'off', small), find(name, 'off')] as const);

@@ -66,5 +66,9 @@ function uncompressed(parameters: ScenarioParameters): Scenario[] {
       name: 'activity by random id',
       path: () => `/campaigns/${campaignIds[next++ % campaignIds.length]}/activity`,
     },
+    // The busiest campaign's feed: its first page, and one deep page (20,000, or its last) by offset and by cursor.
+    fixed('activity page 1', `/campaigns/${parameters.busiest.id}/activity`),
+    fixed('activity deep page', `/campaigns/${parameters.busiest.id}/activity?page=${parameters.busiest.deepPage}`),
+    fixed('activity deep page by cursor', `/campaigns/${parameters.busiest.id}/activity?cursor=${parameters.busiest.deepCursor}`),
   ];
 }

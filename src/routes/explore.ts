@@ -13,6 +13,9 @@ import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
 import { sendJsonText } from './send-json-text.js';
 import { JsonBytes } from '../json/json-bytes.js';
 
+/** A cursor of the activity feed continues only the walk that gave it: the same campaign, the same claimant filter. */
+export const activityCursorScope = (publicId: string, claimant: string | undefined) => `activity:${publicId}:${claimant ?? ''}`;
+
 /** GET /explore and GET /campaigns/{id}/activity of the public API (docs/public-api.md). */
 export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { campaigns, contracts, activity } = app.repositories;
@@ -69,8 +72,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const publicId = normaliseCampaignId(request.params.id);
       const claimant = query.claimant?.toLowerCase();
       if (query.cursor !== undefined && (query.page ?? 1) > 1) throw badRequest('cursor and page cannot be combined: a cursor continues from its own page');
-      // A cursor continues only the walk that gave it: the same campaign, the same claimant filter.
-      const scope = `activity:${publicId}:${claimant ?? ''}`;
+      const scope = activityCursorScope(publicId, claimant);
       const { limit, offset } = pageRequest(query);
       const after = query.cursor === undefined ? undefined : decodeCursor(scope, query.cursor);
       const found = await activity.findActivity(
