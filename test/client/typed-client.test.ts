@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { insertAccessList, insertActionTemplate, insertApiToken, insertBudgetAccount, insertCampaign, insertUser } from '../helpers/factories.js';
+import { insertAccessList, insertActionTemplate, insertApiToken, insertBudgetAccount, insertCampaign, insertClaim, insertUser } from '../helpers/factories.js';
 
 /**
  * Consumers generate a typed client from the API document (README, "Typed clients"). This test does
@@ -117,7 +117,8 @@ describe('the typed client example against a live server', () => {
     app = await buildTestApp(database);
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    await insertCampaign(database.db);
+    const campaign = await insertCampaign(database.db);
+    for (let claim = 0; claim < 5; claim += 1) await insertClaim(database.db, { campaignKey: campaign.key });
     await insertActionTemplate(database.db);
     await insertBudgetAccount(database.db, { chainId: 8453 });
     const user = await insertUser(database.db);
@@ -150,6 +151,7 @@ describe('the typed client example against a live server', () => {
     for (const [operationId, call] of Object.entries(calls)) {
       expect({ operationId, status: call.response.status, error: call.error }).toEqual({ operationId, status: 200, error: undefined });
     }
-    expect(summary).toMatchObject({ campaigns: 1, accessLists: 1, contracts: expect.any(Number) as unknown });
+    // The walk by cursor, two claims a page, met all five claims of the one campaign.
+    expect(summary).toMatchObject({ campaigns: 1, accessLists: 1, contracts: expect.any(Number) as unknown, walked: 5 });
   });
 });
