@@ -128,6 +128,10 @@ export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
     const first = find('list default', 'off');
     return deep && first && deep.p50Ms <= 2 * Math.max(first.p50Ms, 1);
   });
+  target('history 30d by hour of the busiest campaign, cache off: p99 <= 20 ms', () => {
+    const row = find('history 30d by hour', 'off');
+    return row && row.p99Ms <= 20;
+  });
   target('activity deep page by cursor: p50 <= 1.5x page 1', () => {
     const deep = find('activity deep page by cursor', 'off');
     const first = find('activity page 1', 'off');

@@ -70,5 +70,7 @@ function uncompressed(parameters: ScenarioParameters): Scenario[] {
     fixed('activity page 1', `/campaigns/${parameters.busiest.id}/activity`),
     fixed('activity deep page', `/campaigns/${parameters.busiest.id}/activity?page=${parameters.busiest.deepPage}`),
     fixed('activity deep page by cursor', `/campaigns/${parameters.busiest.id}/activity?cursor=${parameters.busiest.deepCursor}`),
+    // Its last 30 days by hour (720 buckets), ending at the hour of the run.
+    fixed('history 30d by hour', `/campaigns/${parameters.busiest.id}/history?interval=hour&from=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`),
   ];
 }

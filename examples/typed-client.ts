@@ -83,6 +83,7 @@ export async function callEveryOperation(options: ClientOptions) {
   });
   const exploreCampaigns = await api.GET('/explore', { params: { query: { sortBy: 'total-spend', timePeriod: '7d' } } });
   const getCampaignActivity = await api.GET('/campaigns/{id}/activity', { params: { path: { id: firstId }, query: { pageSize: 20 } } });
+  const getCampaignHistory = await api.GET('/campaigns/{id}/history', { params: { path: { id: firstId }, query: { interval: 'hour' } } });
   const listAccessLists = await staging.GET('/campaigns/accesslists', { params: { query: { order: 'ASC', pageSize: 10 } } });
   const getUserProfile = await staging.GET('/users/profile');
   let walked = 0;
@@ -107,6 +108,7 @@ export async function callEveryOperation(options: ClientOptions) {
     explored: exploreCampaigns.data?.totalCount,
     activity: getCampaignActivity.data?.totalActivityCount,
     walked,
+    runsOutAt: getCampaignHistory.data?.projection.exhaustsAt,
   };
   const calls = {
     listCampaigns,
@@ -127,6 +129,7 @@ export async function callEveryOperation(options: ClientOptions) {
     getRewardKitReward,
     exploreCampaigns,
     getCampaignActivity,
+    getCampaignHistory,
   };
   return { calls, summary };
 }

@@ -7,6 +7,7 @@ import { createApiTokensRepository } from './api-tokens.repository.js';
 import { createCampaignsRepository } from './campaigns.repository.js';
 import { createContractsRepository } from './contracts.repository.js';
 import { createEventsRepository } from './events.repository.js';
+import { createHistoryRepository } from './history.repository.js';
 import { createIndexedBlocksRepository } from './indexed-blocks.repository.js';
 import { createProfileRepository } from './profile.repository.js';
 import { createRegistryRepository } from './registry.repository.js';
@@ -32,6 +33,7 @@ export function createRepositories(primary: Database, read: Database = primary) 
     campaigns: createCampaignsRepository(read),
     contracts: createContractsRepository(read),
     events: createEventsRepository(read),
+    history: createHistoryRepository(read),
     indexedBlocks: createIndexedBlocksRepository(read),
     profiles: createProfileRepository(read),
     registry: createRegistryRepository(read),

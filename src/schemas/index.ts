@@ -19,6 +19,7 @@ import {
   TemplateList,
 } from './registry.js';
 import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
+import { CampaignHistory, HistoryBucket } from './history.js';
 import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent, TrendingEvent } from './events.js';
 import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
@@ -72,6 +73,8 @@ export const SHARED_SCHEMAS: TSchema[] = [
   ExploreList,
   ActivityEvent,
   ActivityPage,
+  HistoryBucket,
+  CampaignHistory,
   ClaimEvent,
   CampaignEvent,
   CampaignRemovedEvent,

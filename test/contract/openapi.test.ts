@@ -55,6 +55,7 @@ const PUBLIC_PATHS = [
   '/reward-kit/campaigns/{id}',
   '/explore',
   '/campaigns/{id}/activity',
+  '/campaigns/{id}/history',
 ];
 const STAGING_PATHS = ['/campaigns/accesslists', '/users/profile'];
 /** Not JSON: a Server-Sent Events stream. */

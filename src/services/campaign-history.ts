@@ -1,0 +1,124 @@
+import { badRequest } from '../errors.js';
+import { parseInstant } from '../instant.js';
+import type { HistoryIncentive, HistoryRepository, HistoryWindow } from '../repositories/history.repository.js';
+import {
+  BURN_WINDOW_DAYS,
+  type CampaignHistory,
+  DEFAULT_HISTORY_BUCKETS,
+  type HistoryBucket,
+  type HistoryInterval,
+  type HistoryQuery,
+  MAX_HISTORY_BUCKETS,
+} from '../schemas/history.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const STEP: Record<HistoryInterval, number> = { hour: HOUR, day: DAY };
+const BURN_WINDOW = BURN_WINDOW_DAYS * DAY;
+
+/** UTC buckets are whole multiples of their size since the epoch (no leap seconds in epoch time). */
+const bucketStart = (at: number, step: number) => Math.floor(at / step) * step;
+
+/** The buckets a query asks for, or a 400 that says what is wrong with it. */
+export function historyWindow(query: HistoryQuery, now: Date): HistoryWindow {
+  const interval = query.interval ?? 'day';
+  const step = STEP[interval];
+  const instant = (name: 'from' | 'to') => {
+    const text = query[name];
+    if (text === undefined) return undefined;
+    const at = parseInstant(text);
+    if (at === undefined) throw badRequest(`${name} is not a date that exists: ${text}`);
+    return at;
+  };
+  const toAt = instant('to') ?? now.getTime();
+  const last = bucketStart(toAt, step);
+  const fromAt = instant('from') ?? last - (DEFAULT_HISTORY_BUCKETS - 1) * step;
+  if (fromAt > toAt) throw badRequest('from must not be after to');
+  const first = bucketStart(fromAt, step);
+  const buckets = (last - first) / step + 1;
+  if (buckets > MAX_HISTORY_BUCKETS) {
+    throw badRequest(`from and to span ${buckets} ${interval}s: at most ${MAX_HISTORY_BUCKETS} buckets; narrow the range or use a larger interval`);
+  }
+  return { interval, from: new Date(first), to: new Date(last + step), now, burnFrom: new Date(now.getTime() - BURN_WINDOW) };
+}
+
+/**
+ * A campaign's history: every bucket of the window, with the claims, claimants and payments of its
+ * claims, and the budget left at its end. The budget left is the budget as it stands now less what
+ * was paid through the bucket's end, so a top-up or clawback shows from when it is read, not from
+ * when it happened. The projection divides what is left now by the average paid per day over the
+ * last BURN_WINDOW_DAYS days, per token; the campaign runs out when its last budgeted token does.
+ */
+export async function campaignHistory(history: HistoryRepository, publicId: string, window: HistoryWindow): Promise<CampaignHistory | null> {
+  const rows = await history.findHistory(publicId, window);
+  if (rows === null) return null;
+  const step = STEP[window.interval];
+  const paying = rows.incentives.filter((incentive): incentive is HistoryIncentive & { token: string } => incentive.token !== null);
+  const tokens = [...new Map(paying.map((incentive) => [incentive.token, incentive])).values()];
+  const budgeted = paying.filter((incentive) => incentive.budget !== null);
+  const budgetedTokens = tokens.filter((token) => budgeted.some((incentive) => incentive.token === token.token));
+  const tokenOf = new Map(paying.map((incentive) => [incentive.position, incentive.token]));
+
+  // What each budgeted incentive had paid before the window: all it paid, less what it paid since.
+  const paidBefore = new Map(budgeted.map((incentive) => [incentive.position, BigInt(incentive.paid) - BigInt(incentive.paidSinceFrom)]));
+  const counts = new Map(rows.counts.map(([at, claims, claimants]) => [at, { claims, claimants }]));
+  const newcomers = new Map(rows.newcomers);
+  const paidAt = new Map<number, { position: number; amount: string; usd: number }[]>();
+  for (const [at, position, amount, usd] of rows.paid) paidAt.set(at, [...(paidAt.get(at) ?? []), { position, amount, usd }]);
+
+  const buckets: HistoryBucket[] = [];
+  for (let at = window.from.getTime(); at < window.to.getTime(); at += step) {
+    const payments = paidAt.get(at) ?? [];
+    const paid = tokens.map(({ token }) => {
+      const here = payments.filter((payment) => tokenOf.get(payment.position) === token);
+      return { token, amount: here.reduce((sum, payment) => sum + BigInt(payment.amount), 0n).toString(), usd: here.reduce((sum, payment) => sum + payment.usd, 0) };
+    });
+    for (const payment of payments) if (paidBefore.has(payment.position)) paidBefore.set(payment.position, paidBefore.get(payment.position)! + BigInt(payment.amount));
+    const budgetLeft = budgetedTokens.map(({ token }) => ({
+      token,
+      amount: budgeted
+        .filter((incentive) => incentive.token === token)
+        .reduce((sum, incentive) => sum + max0(BigInt(incentive.budget!) - paidBefore.get(incentive.position)!), 0n)
+        .toString(),
+    }));
+    buckets.push({
+      start: new Date(at).toISOString(),
+      claims: counts.get(at)?.claims ?? 0,
+      claimants: counts.get(at)?.claimants ?? 0,
+      newClaimants: newcomers.get(at) ?? 0,
+      paid,
+      budgetLeft,
+    });
+  }
+
+  const projections = budgetedTokens.map(({ token }) => {
+    const mine = budgeted.filter((incentive) => incentive.token === token);
+    const left = mine.reduce((sum, incentive) => sum + max0(BigInt(incentive.budget!) - BigInt(incentive.paid)), 0n);
+    const burned = mine.reduce((sum, incentive) => sum + BigInt(incentive.paidInBurnWindow), 0n);
+    const exhaustsAt = left > 0n && burned > 0n ? window.now.getTime() + Number((left * BigInt(BURN_WINDOW)) / burned) : undefined;
+    return {
+      token,
+      left: left.toString(),
+      paidPerDay: (burned / BigInt(BURN_WINDOW_DAYS)).toString(),
+      exhaustsAt: exhaustsAt === undefined || exhaustsAt > MAX_DATE ? null : new Date(exhaustsAt).toISOString(),
+    };
+  });
+  const runsOut = projections.length > 0 && projections.every((projection) => projection.exhaustsAt !== null);
+  return {
+    campaignId: publicId,
+    interval: window.interval,
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    tokens: tokens.map(({ token, symbol, decimals }) => ({ token, symbol, decimals })),
+    buckets,
+    projection: {
+      exhaustsAt: runsOut ? projections.map((projection) => projection.exhaustsAt!).sort().at(-1)! : null,
+      tokens: projections,
+    },
+  };
+}
+
+/** The last instant of year 9999, the last an ISO 8601 date-time writes plainly: a budget that outlasts it never runs out. */
+const MAX_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const max0 = (value: bigint) => (value > 0n ? value : 0n);
