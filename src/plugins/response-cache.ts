@@ -16,7 +16,7 @@ import { INDEXED_BLOCKS_HEADER } from './freshness.js';
  * with `minBlock` is kept under its own URL, so it is served again only to requests that ask for
  * that block or an answer including it.
  *
- * The staleness this allows (at most `ttlMs`, 1 s by default) is documented in docs/design.md: the
+ * The staleness this allows (at most `ttlMs`, RESPONSE_CACHE_TTL_MS) is documented in docs/design.md: the
  * answers depend on time (isActive, trending windows) and on the data, both of which move on.
  *
  * Expired answers go as soon as the next answer is kept, not when `maxBytes` runs out: what the

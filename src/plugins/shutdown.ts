@@ -14,7 +14,7 @@ const IDLE_SWEEP_MS = 100;
  *   hooks, so the app turns it off and answers here.
  * - In-flight requests finish. Their connections then become idle, and are closed as soon as they
  *   do: Node closes idle connections only once, when closing starts, and would otherwise wait out
- *   each one's keep-alive timeout (72 s), far past SHUTDOWN_GRACE_MS.
+ *   each one's keep-alive timeout, far past SHUTDOWN_GRACE_MS.
  */
 export const refuseWhileClosing = fp(
   (app: FastifyInstance) => {

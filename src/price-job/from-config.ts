@@ -11,7 +11,7 @@ import type { PriceJobSettings } from './job.js';
 /** The price job's session lock: one process per database runs its rounds (src/ingest/price-locks.ts lists the keys). */
 const PRICE_JOB_LOCK: readonly [number, number] = [731_284_159, 0];
 
-/** Coins asked for in one DefiLlama request: its URLs stay well under common 8 KB limits. */
+/** Coins asked for in one DefiLlama request: few enough that its URLs stay under the length limits servers and proxies commonly set. */
 const DEFILLAMA_TOKENS_PER_REQUEST = 80;
 
 /** `31337=8453,…` as chain id -> chain id. */

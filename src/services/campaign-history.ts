@@ -64,7 +64,11 @@ export async function campaignHistory(history: HistoryRepository, publicId: stri
   const counts = new Map(rows.counts.map(([at, claims, claimants]) => [at, { claims, claimants }]));
   const newcomers = new Map(rows.newcomers);
   const paidAt = new Map<number, { position: number; amount: string; usd: number }[]>();
-  for (const [at, position, amount, usd] of rows.paid) paidAt.set(at, [...(paidAt.get(at) ?? []), { position, amount, usd }]);
+  for (const [at, position, amount, usd] of rows.paid) {
+    const payments = paidAt.get(at) ?? [];
+    payments.push({ position, amount, usd });
+    paidAt.set(at, payments);
+  }
 
   const buckets: HistoryBucket[] = [];
   for (let at = window.from.getTime(); at < window.to.getTime(); at += step) {

@@ -142,11 +142,14 @@ export class IndexedBlocks {
 
 /**
  * The positions as the app reads them: every INDEXED_BLOCKS_POLL_MS, and while a request waits for a
- * block every 50 ms, or as often as the background reads if that is more often.
+ * block every WAIT_POLL_MS, or as often as the background reads if that is more often.
  */
+/** How often a waiting request has the positions read: soon enough that a read-your-writes wait ends close to the commit. */
+const WAIT_POLL_MS = 50;
+
 export function createIndexedBlocks(
   config: Pick<Config, 'INDEXED_BLOCKS_POLL_MS'>,
   dependencies: Omit<IndexedBlocksOptions, 'pollMs' | 'waitPollMs'>,
 ): IndexedBlocks {
-  return new IndexedBlocks({ ...dependencies, pollMs: config.INDEXED_BLOCKS_POLL_MS, waitPollMs: Math.min(50, config.INDEXED_BLOCKS_POLL_MS) });
+  return new IndexedBlocks({ ...dependencies, pollMs: config.INDEXED_BLOCKS_POLL_MS, waitPollMs: Math.min(WAIT_POLL_MS, config.INDEXED_BLOCKS_POLL_MS) });
 }

@@ -19,7 +19,7 @@ export type ResponseEncoding = 'br' | 'gzip';
  * Brotli's quality by the answer's size, and gzip's fastest level. The service runs out of CPU
  * before anything else, so the levels are low, and `npm run bench:compression` measures them on
  * saved answers:
- * - from 32 KiB, brotli quality 1 is both smaller and cheaper than gzip level 1 (quality 1 works
+ * - from BROTLI_SMALL_ANSWER_BYTES on, brotli quality 1 is both smaller and cheaper than gzip level 1 (quality 1 works
  *   with a larger window from that size on);
  * - below it, quality 1 sends more bytes than gzip level 1, while quality 3 sends about as many
  *   or fewer for a little more CPU than gzip's, and such answers are cheap at any quality.
