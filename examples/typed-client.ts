@@ -84,6 +84,10 @@ export async function callEveryOperation(options: ClientOptions) {
   const exploreCampaigns = await api.GET('/explore', { params: { query: { sortBy: 'total-spend', timePeriod: '7d' } } });
   const getCampaignActivity = await api.GET('/campaigns/{id}/activity', { params: { path: { id: firstId }, query: { pageSize: 20 } } });
   const getCampaignHistory = await api.GET('/campaigns/{id}/history', { params: { path: { id: firstId }, query: { interval: 'hour' } } });
+  const getCampaignLeaderboard = await api.GET('/campaigns/{id}/leaderboard', {
+    params: { path: { id: firstId }, query: { window: '7d', by: 'usd', address: claimantAddress } },
+  });
+  const getLeaderboard = await api.GET('/leaderboard', { params: { query: { window: '24h', by: 'claims', includeTotal: true } } });
   const listAccessLists = await staging.GET('/campaigns/accesslists', { params: { query: { order: 'ASC', pageSize: 10 } } });
   const getUserProfile = await staging.GET('/users/profile');
   let walked = 0;
@@ -109,6 +113,8 @@ export async function callEveryOperation(options: ClientOptions) {
     activity: getCampaignActivity.data?.totalActivityCount,
     walked,
     runsOutAt: getCampaignHistory.data?.projection.exhaustsAt,
+    myRank: getCampaignLeaderboard.data?.addressEntry?.rank,
+    leaders: getLeaderboard.data?.totalCount,
   };
   const calls = {
     listCampaigns,
@@ -130,6 +136,8 @@ export async function callEveryOperation(options: ClientOptions) {
     exploreCampaigns,
     getCampaignActivity,
     getCampaignHistory,
+    getCampaignLeaderboard,
+    getLeaderboard,
   };
   return { calls, summary };
 }

@@ -49,6 +49,7 @@ import { registryRoutes } from './routes/registry.js';
 import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { historyRoutes } from './routes/history.js';
+import { leaderboardRoutes } from './routes/leaderboard.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { createEntryCache, type EntryCache } from './services/entry-cache.js';
 import { createProfileCache, type ProfileCache } from './services/profile-cache.js';
@@ -247,6 +248,7 @@ export async function buildApp(
     await api.register(rewardKitRoutes);
     await api.register(exploreRoutes);
     await api.register(historyRoutes);
+    await api.register(leaderboardRoutes);
     await api.register(stagingRoutes);
     await api.register(eventRoutes);
   });

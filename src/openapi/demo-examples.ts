@@ -21,6 +21,7 @@ export const REQUIRED_PARAMETER_EXAMPLES: Record<string, Record<string, unknown>
   getCampaign: { id: DEMO_EXAMPLES.campaignId },
   getCampaignActivity: { id: DEMO_EXAMPLES.campaignId },
   getCampaignHistory: { id: DEMO_EXAMPLES.campaignId },
+  getCampaignLeaderboard: { id: DEMO_EXAMPLES.campaignId },
   getRewardKitReward: { id: DEMO_EXAMPLES.campaignId },
   getRewardKit: { claimantAddress: DEMO_EXAMPLES.userAddress },
   getClaimableSignatures: { address: DEMO_EXAMPLES.userAddress },

@@ -56,6 +56,8 @@ export const BAD_REQUEST_EXAMPLES: Record<string, RequestExample> = {
     error: 'claimant must be an address: 0x followed by 40 hexadecimal characters',
   },
   getCampaignHistory: { request: `/campaigns/${DEMO_EXAMPLES.campaignId}/history?interval=week`, error: 'interval must be one of: hour, day' },
+  getCampaignLeaderboard: { request: `/campaigns/${DEMO_EXAMPLES.campaignId}/leaderboard?window=1y`, error: 'window must be one of: 24h, 7d, 30d, all' },
+  getLeaderboard: { request: '/leaderboard?by=volume', error: 'by must be one of: usd, claims' },
   listAccessLists: { request: '/campaigns/accesslists?order=UP', error: 'order must be one of: ASC, DESC' },
   getUserProfile: { request: '/users/profile?verbose=1', error: "unknown query parameter 'verbose'" },
   streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed' },
@@ -70,6 +72,7 @@ export const NOT_FOUND_EXAMPLES: Record<string, RequestExample> = {
   getCampaign: { request: `/campaigns/${UNKNOWN_CAMPAIGN}`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getCampaignActivity: { request: `/campaigns/${UNKNOWN_CAMPAIGN}/activity`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getCampaignHistory: { request: `/campaigns/${UNKNOWN_CAMPAIGN}/history`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
+  getCampaignLeaderboard: { request: `/campaigns/${UNKNOWN_CAMPAIGN}/leaderboard`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getRewardKitReward: { request: `/reward-kit/campaigns/${UNKNOWN_CAMPAIGN}`, error: `reward ${UNKNOWN_CAMPAIGN} not found` },
   getActionTemplate: {
     request: '/action-templates/00000000-0000-4000-8000-000000000000',

@@ -8,6 +8,7 @@ import { createCampaignsRepository } from './campaigns.repository.js';
 import { createContractsRepository } from './contracts.repository.js';
 import { createEventsRepository } from './events.repository.js';
 import { createHistoryRepository } from './history.repository.js';
+import { createLeaderboardRepository } from './leaderboard.repository.js';
 import { createIndexedBlocksRepository } from './indexed-blocks.repository.js';
 import { createProfileRepository } from './profile.repository.js';
 import { createRegistryRepository } from './registry.repository.js';
@@ -35,6 +36,7 @@ export function createRepositories(primary: Database, read: Database = primary) 
     events: createEventsRepository(read),
     history: createHistoryRepository(read),
     indexedBlocks: createIndexedBlocksRepository(read),
+    leaderboards: createLeaderboardRepository(read),
     profiles: createProfileRepository(read),
     registry: createRegistryRepository(read),
     replication: createReplicationRepository(read),

@@ -37,7 +37,7 @@ export function trendingFiltersFrom(
 }
 
 /** `<chain_id>:<address>[:collection]`, already matched against its pattern by the schema. */
-function parseTokenFilter(entry: string, index: number): TokenFilter {
+export function parseTokenFilter(entry: string, index: number): TokenFilter {
   const [chain = '', address = '', kind] = entry.split(':');
   const chainId = Number(chain);
   if (chainId > MAX_CHAIN_ID) throw badRequest(`tokens entry ${index + 1} has a chain id above ${MAX_CHAIN_ID}`);

@@ -20,6 +20,7 @@ import {
 } from './registry.js';
 import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
 import { CampaignHistory, HistoryBucket } from './history.js';
+import { Leaderboard, LeaderboardEntry } from './leaderboard.js';
 import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent, TrendingEvent } from './events.js';
 import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
@@ -75,6 +76,8 @@ export const SHARED_SCHEMAS: TSchema[] = [
   ActivityPage,
   HistoryBucket,
   CampaignHistory,
+  LeaderboardEntry,
+  Leaderboard,
   ClaimEvent,
   CampaignEvent,
   CampaignRemovedEvent,

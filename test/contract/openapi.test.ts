@@ -56,6 +56,8 @@ const PUBLIC_PATHS = [
   '/explore',
   '/campaigns/{id}/activity',
   '/campaigns/{id}/history',
+  '/campaigns/{id}/leaderboard',
+  '/leaderboard',
 ];
 const STAGING_PATHS = ['/campaigns/accesslists', '/users/profile'];
 /** Not JSON: a Server-Sent Events stream. */
