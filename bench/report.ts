@@ -132,6 +132,10 @@ export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
     const row = find('history 30d by hour', 'off');
     return row && row.p99Ms <= 20;
   });
+  target('leaderboard 7d of all campaigns, cache off: p99 <= 20 ms', () => {
+    const row = find('leaderboard 7d', 'off');
+    return row && row.p99Ms <= 20;
+  });
   target('activity deep page by cursor: p50 <= 1.5x page 1', () => {
     const deep = find('activity deep page by cursor', 'off');
     const first = find('activity page 1', 'off');
@@ -143,7 +147,7 @@ export function checkTargets(rows: BenchRow[], main: DatasetSize): string[] {
     if (pairs.some(([a, b]) => !a || !b)) return undefined;
     return pairs.every(([a, b]) => b!.p50Ms <= 1.3 * Math.max(a!.p50Ms, 1));
   });
-  for (const scenario of ['trending 24h', 'contracts most-completions', 'list default']) {
+  for (const scenario of ['trending 24h', 'contracts most-completions', 'list default', 'leaderboard 7d']) {
     target(`${scenario} while claims stream in: >= 70% of its throughput without writes, p99 <= 25 ms`, () => {
       const row = find(`${scenario} +writes`, 'off');
       return row && (row.ratioToNoWrites ?? 0) >= 0.7 && row.p99Ms <= 25;

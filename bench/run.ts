@@ -67,7 +67,7 @@ const BASELINES: Record<string, string> = {
 // The reward-kit ones are measured too (with no live-write target: their targets in bench/report.ts are for data
 // without writes) because a claim
 // to a campaign they show makes them build its entry again (docs/design.md, "Trending and reward-kit entries").
-const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default', 'reward-kit campaigns', 'reward-kit profile'];
+const LIVE_SCENARIOS = ['trending 24h', 'contracts most-completions', 'list default', 'reward-kit campaigns', 'reward-kit profile', 'leaderboard 7d'];
 const writesPerSecond = Number(values.writes);
 /**
  * Pairs (without writes, then with them) per live scenario; the row is the pair with the median
