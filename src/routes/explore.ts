@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { badRequest, notFound } from '../errors.js';
-import { decodeCursor, encodeCursor } from '../keyset-cursor.js';
+import { notFound } from '../errors.js';
+import { decodeCursor, nextPage, refuseCursorWithPage } from '../keyset-cursor.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import { ActivityPage, ActivityParams, ActivityQuery, ExploreList, ExploreQuery } from '../schemas/explore.js';
 import type { Incentive } from '../schemas/incentives.js';
@@ -71,7 +71,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { query } = request;
       const publicId = normaliseCampaignId(request.params.id);
       const claimant = query.claimant?.toLowerCase();
-      if (query.cursor !== undefined && (query.page ?? 1) > 1) throw badRequest('cursor and page cannot be combined: a cursor continues from its own page');
+      refuseCursorWithPage(query);
       const scope = activityCursorScope(publicId, claimant);
       const { limit, offset } = pageRequest(query);
       const after = query.cursor === undefined ? undefined : decodeCursor(scope, query.cursor);
@@ -82,11 +82,14 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       if (found === null) throw notFound(`campaign ${publicId} not found`);
       const last = found.claims.at(-1)?.position ?? after;
-      const nextCursor = found.more && last !== undefined ? encodeCursor(scope, last) : limit === 0 ? (query.cursor ?? null) : null;
-      if (nextCursor) {
-        const next = new URLSearchParams({ cursor: nextCursor, pageSize: String(limit), ...(claimant ? { claimant } : {}) });
-        void reply.header('link', `<?${next.toString()}>; rel="next"`);
-      }
+      const { cursor: nextCursor, link } = nextPage(scope, {
+        more: found.more,
+        last: last && [last.key, last.id],
+        limit,
+        cursor: query.cursor,
+        params: claimant ? { claimant } : {},
+      });
+      if (link !== undefined) void reply.header('link', link);
       return {
         activityEvents: found.claims.map((claim) => ({
           claimant: claim.claimant,

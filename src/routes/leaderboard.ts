@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
+import { refuseCursorWithPage } from '../keyset-cursor.js';
 import type { LeaderboardScope } from '../repositories/leaderboard.repository.js';
 import { ErrorResponse, pageRequest } from '../schemas/common.js';
 import {
@@ -27,7 +28,7 @@ export const leaderboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { leaderboards } = app.repositories;
 
   const answer = async (request: FastifyRequest, reply: FastifyReply, scope: LeaderboardScope, scopeKey: string, query: CampaignLeaderboardQuery) => {
-    if (query.cursor !== undefined && (query.page ?? 1) > 1) throw badRequest('cursor and page cannot be combined: a cursor continues from its own page');
+    refuseCursorWithPage(query);
     const ask: LeaderboardAsk = {
       window: query.window ?? '7d',
       by: query.by ?? 'usd',

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { CURSOR_PATTERN } from '../keyset-cursor.js';
 
 /**
  * The building blocks every resource shares. Each has an `$id`: it is registered once with
@@ -84,6 +85,12 @@ export const PaginationQuery = {
     }),
   ),
 };
+
+/** `cursor` of a list walked by keyset (src/keyset-cursor.ts): what a page of the walk gave. */
+export const CursorQuery = (description: string) =>
+  Type.Optional(
+    Type.String({ pattern: CURSOR_PATTERN, errorMessage: 'must be a cursor this service gave (nextCursor, or the Link header)', description }),
+  );
 
 export interface PageRequest {
   limit: number;

@@ -1,10 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CampaignListItem } from './campaigns.js';
-import { Address, CampaignId, PaginationQuery } from './common.js';
+import { Address, CampaignId, CursorQuery, PaginationQuery } from './common.js';
 import { ContractsQuery } from './contracts.js';
 import { Incentive } from './incentives.js';
 import { Nullable, ref } from './typebox.js';
-import { CURSOR_PATTERN } from '../keyset-cursor.js';
 
 /** `GET /explore` and `GET /campaigns/{id}/activity` of the public API (docs/public-api.md). */
 
@@ -33,15 +32,10 @@ export const ActivityQuery = Type.Object(
   {
     ...PaginationQuery,
     claimant: Type.Optional(Type.Unsafe<string>({ ...ref(Address), description: "Only this address's claims" })),
-    cursor: Type.Optional(
-      Type.String({
-        pattern: CURSOR_PATTERN,
-        errorMessage: 'must be a cursor this service gave (nextCursor, or the Link header)',
-        description:
-          'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header of any page): the ' +
-          'claims after that page\'s last, in the same order, each exactly once however many claims are written or removed ' +
-          'meanwhile. Deep pages stay as fast as the first. Not with `page` above 1; keep `claimant` as it was.',
-      }),
+    cursor: CursorQuery(
+      'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header of any page): the ' +
+        'claims after that page\'s last, in the same order, each exactly once however many claims are written or removed ' +
+        'meanwhile. Deep pages stay as fast as the first. Not with `page` above 1; keep `claimant` as it was.',
     ),
     includeTotal: Type.Optional(
       Type.Boolean({ description: 'With `cursor`: also count the claims on all pages (`totalActivityCount`). A `page` always has the count.' }),

@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { CURSOR_PATTERN } from '../keyset-cursor.js';
-import { Address, CampaignId, ChainId, DateTime, PaginationQuery } from './common.js';
+import { Address, CampaignId, ChainId, CursorQuery, DateTime, PaginationQuery } from './common.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** `GET /campaigns/{id}/leaderboard` and `GET /leaderboard`: the addresses that claimed most over a window. */
@@ -32,16 +31,11 @@ const LeaderboardPaging = {
   address: Type.Optional(
     Type.Unsafe<string>({ ...ref(Address), description: "Also answer this address's own entry (`addressEntry`), wherever it ranks" }),
   ),
-  cursor: Type.Optional(
-    Type.String({
-      pattern: CURSOR_PATTERN,
-      errorMessage: 'must be a cursor this service gave (nextCursor, or the Link header)',
-      description:
-        'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header): the entries ' +
-        "after that page's last in the order of the moment, by the metric then address. An address whose total changes " +
-        'during the walk moves: one that rose past the cursor is not seen again, one that fell below it is seen twice. ' +
-        'Not with `page` above 1; keep the other parameters as they were.',
-    }),
+  cursor: CursorQuery(
+    'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header): the entries ' +
+      "after that page's last in the order of the moment, by the metric then address. An address whose total changes " +
+      'during the walk moves: one that rose past the cursor is not seen again, one that fell below it is seen twice. ' +
+      'Not with `page` above 1; keep the other parameters as they were.',
   ),
   includeTotal: Type.Optional(Type.Boolean({ description: 'Also count the addresses on all pages (`totalCount`)' })),
 };
