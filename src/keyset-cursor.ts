@@ -13,8 +13,8 @@ export interface KeysetPosition {
   id: string;
 }
 
-/** What a cursor may look like on the wire: base64url, bounded. */
-export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,200}$';
+/** What a cursor may look like on the wire: base64url, bounded (a campaign list's position, with an ID of up to 131 characters, takes 244). */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,256}$';
 
 /** At most 18 digits: always within a bigint, so a forged cursor cannot overflow a cast. */
 export const DECIMAL = /^-?[0-9]{1,18}$/;
@@ -37,7 +37,10 @@ export function decodeCursor(scope: string, cursor: string, idFormat: RegExp = R
   return { key, id };
 }
 
-/** A cursor of a position with other fields than a key and an id: base64url of `v1.<scope>.<field>.<field>…`; no field holds a dot. */
+/**
+ * A cursor of a position with other fields than a key and an id (the campaign list's): base64url of
+ * `v1.<scope>.<field>.<field>…`; no field holds a dot.
+ */
 export function encodeCursorFields(scope: string, fields: readonly string[]): string {
   return Buffer.from(['v1', scopeTag(scope), ...fields].join('.')).toString('base64url');
 }

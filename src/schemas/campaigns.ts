@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ALLOW_LIST_TYPES, SIGNATURE_TYPES } from '../db/schema.js';
-import { Address, BigIntString, CampaignId, ChainId, DateTime, PaginationQuery, UnixSecondsString } from './common.js';
+import { Address, BigIntString, CampaignId, ChainId, CursorQuery, DateTime, PaginationQuery, UnixSecondsString } from './common.js';
 import { Incentive } from './incentives.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
@@ -99,7 +99,17 @@ export type CampaignListItem = Static<typeof CampaignListItem>;
 export const CampaignList = Type.Object(
   {
     campaigns: Type.Array(ref(CampaignListItem)),
-    totalCampaigns: Type.Integer({ minimum: 0, description: 'Number of campaigns matching the filters, on all pages' }),
+    totalCampaigns: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Number of campaigns matching the filters, on all pages: always with `page`, with `cursor` when `includeTotal=true`',
+      }),
+    ),
+    nextCursor: Type.Optional(
+      Nullable(Type.String(), {
+        description: 'With `cursor` only: the cursor of the next page, null after the last. (A `page` answer gives it in its `Link` header.)',
+      }),
+    ),
   },
   { $id: 'CampaignList', additionalProperties: false },
 );
@@ -218,6 +228,15 @@ export const CampaignListQuery = Type.Object(
       Type.Boolean({ description: 'true: only campaigns made from an action template; false: only custom ones', examples: [true] }),
     ),
     showActiveOnly: Type.Optional(Type.Boolean({ description: 'true: only active campaigns', examples: [true] })),
+    cursor: CursorQuery(
+      'Continues a walk from the page that gave it (`nextCursor`, or the `Link: <…>; rel="next"` header of any page): the ' +
+        'campaigns after that page\'s last, in the same order; deep pages stay as fast as the first. The walk keeps the instant ' +
+        'of its first page: which campaigns are active (the order of `sortBy=active`, `showActiveOnly`, each `isActive`) is ' +
+        'judged at that instant on every page. Not with `page` above 1; keep the filters and `sortBy` as they were.',
+    ),
+    includeTotal: Type.Optional(
+      Type.Boolean({ description: 'With `cursor`: also count the campaigns on all pages (`totalCampaigns`). A `page` always has the count.' }),
+    ),
   },
   { additionalProperties: false, dependencies: { targetContract: ['chainId'] } },
 );

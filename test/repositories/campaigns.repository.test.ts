@@ -57,7 +57,9 @@ describe('campaign_list_keys(): the default list pages as the list is defined', 
   afterAll(() => database.close());
 
   /** Every campaign with what the order depends on, read plainly and ordered here. */
-  const expectedKeys = async (whitelistedOnly: boolean, activeFirst: boolean, limit: number, offset: number) => {
+  const expectedKeys = async (whitelistedOnly: boolean, activeFirst: boolean, limit: number, offset: number) =>
+    (await expectedRows(whitelistedOnly, activeFirst)).slice(offset, offset + limit).map((row) => row.key);
+  const expectedRows = async (whitelistedOnly: boolean, activeFirst: boolean) => {
     const rows = await queryRows<{ key: number; block_timestamp: number; public_id: string; whitelisted: boolean; active: boolean }>(
       database.db,
       sql`SELECT key, block_timestamp::float8 AS block_timestamp, public_id,
@@ -73,9 +75,7 @@ describe('campaign_list_keys(): the default list pages as the list is defined', 
           (activeFirst ? Number(b.active) - Number(a.active) : 0) ||
           b.block_timestamp - a.block_timestamp ||
           byBytes(a.public_id, b.public_id),
-      )
-      .slice(offset, offset + limit)
-      .map((row) => row.key);
+      );
   };
 
   it('matches a plain ordering for each sort, whitelist setting, page size and offset', async () => {
@@ -101,14 +101,48 @@ describe('campaign_list_keys(): the default list pages as the list is defined', 
     }
   });
 
+  it('walks from any position to the campaigns after it, for each sort and whitelist setting', async () => {
+    for (const whitelistedOnly of [true, false]) {
+      for (const activeFirst of [true, false]) {
+        const rows = await expectedRows(whitelistedOnly, activeFirst);
+        for (const [index, row] of rows.entries()) {
+          const rank = activeFirst && !row.active ? 1 : 0;
+          for (const limit of [1, 4]) {
+            const [found] = await queryRows<{ keys: number[] }>(
+              database.db,
+              sql`SELECT campaign_list_keys(${whitelistedOnly}, ${activeFirst}, ${limit}, 0, ${NOW}, ${rank}, ${row.block_timestamp}, ${row.public_id}) AS keys`,
+            );
+            const expected = rows.slice(index + 1, index + 1 + limit).map((next) => next.key);
+            expect(found!.keys, JSON.stringify({ whitelistedOnly, activeFirst, index, limit })).toEqual(expected);
+          }
+        }
+      }
+    }
+  });
+
+  it('gives the list route the same walk through campaign_list_keys() as through the statement built per request', async () => {
+    const repository = createCampaignsRepository(database.db);
+    for (const sort of ['recently-deployed', 'active'] as const) {
+      const walk = async (filters: { tokenWhitelist: boolean; distributionChannels?: string[] }) => {
+        const pages = [await repository.listCampaigns(filters, sort, { limit: 3, offset: 0, count: true }, NOW)];
+        while (pages.at(-1)!.more) pages.push(await repository.listCampaigns(filters, sort, { limit: 3, after: pages.at(-1)!.last!, count: false }, NOW));
+        return pages;
+      };
+      const fast = await walk({ tokenWhitelist: true });
+      expect(fast.flatMap((one) => one.items)).toEqual((await repository.listCampaigns({ tokenWhitelist: true }, sort, { limit: 100, offset: 0, count: true }, NOW)).items);
+      expect(fast.length).toBeGreaterThan(4);
+      expect(await walk({ tokenWhitelist: true, distributionChannels: [] })).toEqual(fast);
+    }
+  });
+
   it('gives the list route the same page as the statement built per request', async () => {
     const repository = createCampaignsRepository(database.db);
     for (const sort of ['recently-deployed', 'active'] as const) {
       for (const page of [{ limit: 5, offset: 0 }, { limit: 4, offset: 9 }]) {
         // Through campaign_list_keys(), and through the built statement: an empty channel filter is
         // a filter to the repository (so the fast path is not taken) but adds no condition.
-        const fast = await repository.listCampaigns({ tokenWhitelist: true }, sort, page, NOW);
-        const built = await repository.listCampaigns({ tokenWhitelist: true, distributionChannels: [] }, sort, page, NOW);
+        const fast = await repository.listCampaigns({ tokenWhitelist: true }, sort, { ...page, count: true }, NOW);
+        const built = await repository.listCampaigns({ tokenWhitelist: true, distributionChannels: [] }, sort, { ...page, count: true }, NOW);
         expect(fast.items.length).toBe(page.limit);
         expect(fast).toEqual(built);
       }
@@ -119,10 +153,10 @@ describe('campaign_list_keys(): the default list pages as the list is defined', 
     const repository = createCampaignsRepository(database.db);
     for (const sort of ['recently-deployed', 'active'] as const) {
       const page = { limit: 5, offset: 3 };
-      const alone = await repository.listCampaigns({ tokenWhitelist: false }, sort, page, NOW);
+      const alone = await repository.listCampaigns({ tokenWhitelist: false }, sort, { ...page, count: true }, NOW);
       // The first runs at once, the others share the query that starts when it ends (SharedReads).
       const together = await Promise.all(
-        Array.from({ length: 6 }, (_, n) => repository.listCampaigns({ tokenWhitelist: false }, sort, page, new Date(NOW.getTime() + n))),
+        Array.from({ length: 6 }, (_, n) => repository.listCampaigns({ tokenWhitelist: false }, sort, { ...page, count: true }, new Date(NOW.getTime() + n))),
       );
       for (const answer of together) expect(answer).toEqual(alone);
     }
