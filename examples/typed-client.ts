@@ -29,6 +29,12 @@ export function createCampaignClients({ baseUrl, stagingUrl, token }: ClientOpti
   };
 }
 
+/** The cursor that the `Link: <?cursor=…>; rel="next"` header of an answer names, or undefined after the last page. */
+function linkedCursor(response: Response): string | undefined {
+  const next = /<\?([^>]*)>; rel="next"/.exec(response.headers.get('link') ?? '');
+  return next ? (new URLSearchParams(next[1]).get('cursor') ?? undefined) : undefined;
+}
+
 /**
  * Every claim of a campaign, newest first, each exactly once however many claims arrive during the
  * walk: each answer with claims after it links the next page (`Link: <?cursor=…>; rel="next"`), and a
@@ -37,14 +43,31 @@ export function createCampaignClients({ baseUrl, stagingUrl, token }: ClientOpti
 export async function* walkCampaignActivity(options: ClientOptions, id: string, pageSize = 100) {
   const { api } = createCampaignClients(options);
   let cursor: string | undefined;
-  for (;;) {
+  do {
     const { data, error, response } = await api.GET('/campaigns/{id}/activity', { params: { path: { id }, query: { pageSize, cursor } } });
     if (!data) throw new Error(`GET /campaigns/${id}/activity: ${JSON.stringify(error)}`);
     yield* data.activityEvents;
-    const next = /<\?([^>]*)>; rel="next"/.exec(response.headers.get('link') ?? '');
-    if (!next) return;
-    cursor = new URLSearchParams(next[1]).get('cursor') ?? undefined;
-  }
+    cursor = linkedCursor(response);
+  } while (cursor !== undefined);
+}
+
+type CampaignFilters = Omit<NonNullable<paths['/campaigns']['get']['parameters']['query']>, 'page' | 'pageSize' | 'cursor' | 'includeTotal'>;
+
+/**
+ * Every campaign of a list (`filters`, `sortBy`) in its order, each that exists throughout exactly
+ * once however many campaigns are created or removed during the walk, by the same Link header. The
+ * walk keeps the instant of its first page: which campaigns are active is judged then.
+ */
+export async function* walkCampaigns(options: ClientOptions, filters: CampaignFilters = {}, pageSize = 100) {
+  const { api } = createCampaignClients(options);
+  let cursor: string | undefined;
+  do {
+    // The cursor goes with the same filters: another list's cursor is a 400.
+    const { data, error, response } = await api.GET('/campaigns', { params: { query: { ...filters, pageSize, cursor } } });
+    if (!data) throw new Error(`GET /campaigns: ${JSON.stringify(error)}`);
+    yield* data.campaigns;
+    cursor = linkedCursor(response);
+  } while (cursor !== undefined);
 }
 
 /** One call of each operation, keyed by operationId; each answer is typed by its path. */
@@ -92,6 +115,8 @@ export async function callEveryOperation(options: ClientOptions) {
   const getUserProfile = await staging.GET('/users/profile');
   let walked = 0;
   for await (const claim of walkCampaignActivity(options, firstId, 2)) if (claim.txHash) walked += 1;
+  const walkedCampaigns: string[] = [];
+  for await (const campaign of walkCampaigns(options, { tokenWhitelist: false, sortBy: 'active' }, 1)) walkedCampaigns.push(campaign.id);
 
   // The answers' types: a typo in a field name here fails to compile.
   const summary = {
@@ -112,6 +137,7 @@ export async function callEveryOperation(options: ClientOptions) {
     explored: exploreCampaigns.data?.totalCount,
     activity: getCampaignActivity.data?.totalActivityCount,
     walked,
+    walkedCampaigns: walkedCampaigns.length,
     runsOutAt: getCampaignHistory.data?.projection.exhaustsAt,
     myRank: getCampaignLeaderboard.data?.addressEntry?.rank,
     leaders: getLeaderboard.data?.totalCount,

@@ -117,6 +117,8 @@ describe('the typed client example against a live server', () => {
     app = await buildTestApp(database);
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    // Two older campaigns for the campaign list's walk; the newest, listed first, has the claims.
+    for (let older = 0; older < 2; older += 1) await insertCampaign(database.db);
     const campaign = await insertCampaign(database.db);
     for (let claim = 0; claim < 5; claim += 1) await insertClaim(database.db, { campaignKey: campaign.key });
     await insertActionTemplate(database.db);
@@ -151,7 +153,8 @@ describe('the typed client example against a live server', () => {
     for (const [operationId, call] of Object.entries(calls)) {
       expect({ operationId, status: call.response.status, error: call.error }).toEqual({ operationId, status: 200, error: undefined });
     }
-    // The walk by cursor, two claims a page, met all five claims of the one campaign.
-    expect(summary).toMatchObject({ campaigns: 1, accessLists: 1, contracts: expect.any(Number) as unknown, walked: 5 });
+    // The walks by cursor: two claims a page met all five claims of the newest campaign, one campaign
+    // a page all three campaigns.
+    expect(summary).toMatchObject({ campaigns: 3, accessLists: 1, contracts: expect.any(Number) as unknown, walked: 5, walkedCampaigns: 3 });
   });
 });
