@@ -16,6 +16,7 @@ import type { StartupStatus } from '../startup-status.js';
 import type { FeedSignal } from './feed-listener.js';
 import {
   type CampaignVolume,
+  type ClaimantWindow,
   type ClaimContribution,
   ClaimVolumeState,
   type ContractTargets,
@@ -23,6 +24,7 @@ import {
   type RankedWindow,
 } from './state.js';
 import type { ClaimWindow } from './repository.js';
+import { type BoardPage, type BoardRequest, claimantBoardPage } from './claimant-board.js';
 
 /**
  * Exact claim volumes over the trailing windows, at the instant of each request, without
@@ -319,13 +321,14 @@ function toContribution(row: ClaimChangeRow): ClaimContribution {
   return {
     campaignKey: row.campaign_key!,
     publicId: row.public_id ?? '',
+    claimant: row.claimant!,
     claimedAtUs: row.claimed_at_us,
     usdMicros: row.usd_micros,
     sign: row.sign,
   };
 }
 
-function* contributionsOf({ campaigns, claims }: ClaimChunk): Generator<ClaimContribution> {
+function* contributionsOf({ campaigns, claimants, claims }: ClaimChunk): Generator<ClaimContribution> {
   const publicIds = new Map<number, string>();
   for (let index = 0; index < campaigns.keys.length; index++) publicIds.set(campaigns.keys[index]!, campaigns.public_ids[index]!);
   for (let index = 0; index < claims.campaign_keys.length; index++) {
@@ -333,6 +336,7 @@ function* contributionsOf({ campaigns, claims }: ClaimChunk): Generator<ClaimCon
     yield {
       campaignKey,
       publicId: publicIds.get(campaignKey) ?? '',
+      claimant: claimants[claims.claimant_indexes[index]!]!,
       claimedAtUs: claims.claimed_at_us[index]!,
       usdMicros: claims.usd_micros[index]!,
       // A raffle draw adds its value, not a claim.
@@ -375,6 +379,16 @@ export class WindowView {
 
   contracts(onlyCampaigns?: ReadonlySet<number>): readonly ContractVolume[] {
     return this.state.contractVolumes(onlyCampaigns);
+  }
+
+  /** One page of the claimants of `window`, ranked (claimant-board.ts), as the state is when called. */
+  claimantBoard(window: ClaimantWindow, request: BoardRequest): BoardPage {
+    return claimantBoardPage(this.state.claimantTotals(window), request);
+  }
+
+  /** The instant the view's volumes are at (epoch milliseconds). */
+  get instantMs(): number {
+    return this.state.instantMs;
   }
 
   /** Visits every campaign with claims in `window`, unordered; `row` is what comparePublicIds and onChain take. */

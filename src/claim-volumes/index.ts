@@ -13,7 +13,9 @@ import { createClaimWindowsRepository } from './repository.js';
  */
 export { ClaimWindows, type WindowView } from './claim-windows.js';
 export { claimWindowsLifecycle } from './lifecycle.js';
-export type { CampaignVolume, ContractVolume, RankedWindow } from './state.js';
+export type { CampaignVolume, ClaimantWindow, ContractVolume, RankedWindow } from './state.js';
+export { CLAIMANT_WINDOWS } from './state.js';
+export type { BoardEntry, BoardPage } from './claimant-board.js';
 
 export interface ClaimVolumesDependencies {
   config: FeedSignalConfig & Pick<Config, 'CLAIM_FEED_POLL_MS' | 'CLAIM_FEED_IDLE_POLL_MS' | 'CLAIM_LOAD_IN_WORKER' | 'CLAIM_WINDOW_REFRESH_MS'>;

@@ -23,7 +23,14 @@ export interface ClaimLoadRequest {
 /** A chunk as the worker sends it: its columns as typed arrays over buffers the parent takes over. */
 export interface TransferredChunk {
   campaigns: { keys: Int32Array<ArrayBuffer>; public_ids: string[] };
-  claims: { campaign_keys: Int32Array<ArrayBuffer>; claimed_at_us: Float64Array<ArrayBuffer>; usd_micros: Float64Array<ArrayBuffer>; signs: Int8Array<ArrayBuffer> };
+  claimants: string[];
+  claims: {
+    campaign_keys: Int32Array<ArrayBuffer>;
+    claimed_at_us: Float64Array<ArrayBuffer>;
+    usd_micros: Float64Array<ArrayBuffer>;
+    signs: Int8Array<ArrayBuffer>;
+    claimant_indexes: Int32Array<ArrayBuffer>;
+  };
   perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer>; campaigns: number };
 }
 
@@ -49,11 +56,13 @@ const nextTaken = () =>
 async function send(chunk: ClaimChunk): Promise<void> {
   const transferred: TransferredChunk = {
     campaigns: { keys: Int32Array.from(chunk.campaigns.keys), public_ids: chunk.campaigns.public_ids },
+    claimants: chunk.claimants,
     claims: {
       campaign_keys: Int32Array.from(chunk.claims.campaign_keys),
       claimed_at_us: Float64Array.from(chunk.claims.claimed_at_us),
       usd_micros: Float64Array.from(chunk.claims.usd_micros),
       signs: Int8Array.from(chunk.claims.signs),
+      claimant_indexes: Int32Array.from(chunk.claims.claimant_indexes),
     },
     ...(chunk.perMinute && {
       perMinute: {
@@ -71,6 +80,7 @@ async function send(chunk: ClaimChunk): Promise<void> {
     transferred.claims.claimed_at_us.buffer,
     transferred.claims.usd_micros.buffer,
     transferred.claims.signs.buffer,
+    transferred.claims.claimant_indexes.buffer,
     ...(transferred.perMinute ? [transferred.perMinute.starts_us.buffer, transferred.perMinute.counts.buffer] : []),
   ]);
 }

@@ -30,6 +30,8 @@ export interface ClaimColumns {
   usd_micros: ArrayLike<number>;
   /** 1 for a claim, 0 for a raffle draw: its value counts, it does not (a change of value alone). */
   signs: ArrayLike<number>;
+  /** Each claim's claimant, as its index in the chunk's `claimants`. */
+  claimant_indexes: ArrayLike<number>;
 }
 
 /** How many claims a load holds per minute: each minute's start (microseconds since the epoch) and count. */
@@ -47,6 +49,8 @@ export interface ClaimsPerMinute {
  */
 export interface ClaimChunk {
   campaigns: { keys: ArrayLike<number>; public_ids: string[] };
+  /** The claimants of the chunk's claims, each once. */
+  claimants: string[];
   claims: ClaimColumns;
   perMinute?: ClaimsPerMinute;
 }
@@ -81,6 +85,7 @@ export interface ClaimChangeRow {
   claimed_at_us: number;
   usd_micros: number;
   sign: -1 | 0 | 1;
+  claimant: string | null;
 }
 
 export interface FeedChanges {
@@ -140,7 +145,12 @@ export function createClaimWindowsRepository(db: Database) {
                          WHERE claimed_at > ${from}
                          GROUP BY 1) AS minutes`,
           );
-          await onChunk({ campaigns: { keys: [], public_ids: [] }, claims: { campaign_keys: [], claimed_at_us: [], usd_micros: [], signs: [] }, perMinute: perMinute! });
+          await onChunk({
+            campaigns: { keys: [], public_ids: [] },
+            claimants: [],
+            claims: { campaign_keys: [], claimed_at_us: [], usd_micros: [], signs: [], claimant_indexes: [] },
+            perMinute: perMinute!,
+          });
           // Within a range of keys, the claims after `after` (in the index's order): a busy campaign's
           // claims come in several chunks.
           let after: { key: number; claimedAt: string; id: string } | undefined;
@@ -149,7 +159,7 @@ export function createClaimWindowsRepository(db: Database) {
             const [claims] = await queryRows<ChunkRow>(
               tx,
               sql`WITH page AS (
-                    SELECT campaign_key, claimed_at, id, usd_value, draw
+                    SELECT campaign_key, claimed_at, id, usd_value, draw, claimant
                       FROM claims
                      WHERE campaign_key >= ${low} AND campaign_key < ${high} AND claimed_at > ${from}
                        ${after === undefined ? sql`` : sql`AND (campaign_key, claimed_at, id) > (${after.key}, ${after.claimedAt}::timestamptz, ${after.id}::bigint)`}
@@ -159,6 +169,7 @@ export function createClaimWindowsRepository(db: Database) {
                          coalesce(array_agg((EXTRACT(EPOCH FROM claimed_at) * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS claimed_at_us,
                          coalesce(array_agg((usd_value * 1000000)::float8 ORDER BY campaign_key, claimed_at, id), '{}') AS usd_micros,
                          coalesce(array_agg(CASE WHEN draw THEN 0 ELSE 1 END ORDER BY campaign_key, claimed_at, id), '{}') AS signs,
+                         coalesce(array_agg(claimant ORDER BY campaign_key, claimed_at, id), '{}') AS claimants,
                          (SELECT json_build_object('key', campaign_key, 'claimedAt', claimed_at, 'id', id::text)
                             FROM page ORDER BY campaign_key DESC, claimed_at DESC, id DESC LIMIT 1) AS last
                     FROM page`,
@@ -177,7 +188,8 @@ export function createClaimWindowsRepository(db: Database) {
                    WHERE key = ANY(${sql.param([...new Set(claims!.campaign_keys)])}::integer[])`,
             );
             const { campaign_keys, claimed_at_us, usd_micros, signs } = claims!;
-            await onChunk({ campaigns: campaigns!, claims: { campaign_keys, claimed_at_us, usd_micros, signs } });
+            const { distinct, indexes } = eachOnce(claims!.claimants);
+            await onChunk({ campaigns: campaigns!, claimants: distinct, claims: { campaign_keys, claimed_at_us, usd_micros, signs, claimant_indexes: indexes } });
           }
           return { position: { snapshot: head!.snapshot, atMs: head!.at_ms }, version: head!.version };
         },
@@ -243,6 +255,7 @@ interface ChunkRow {
   claimed_at_us: number[];
   usd_micros: number[];
   signs: number[];
+  claimants: string[];
   /** The chunk's last claim, where the next chunk of the same keys starts after. */
   last: { key: number; claimedAt: string; id: string } | null;
 }
@@ -263,3 +276,19 @@ const LOAD_CHUNK: LoadChunkSize = { keys: 250, claims: 5_000 };
 
 /** More changes than this at once (a bulk write) are cheaper to reload than to read from the feed. */
 const MAX_CHANGES = 50_000;
+
+/** The values each once, in the order first seen, and each value's index among them. */
+function eachOnce(values: readonly string[]): { distinct: string[]; indexes: number[] } {
+  const at = new Map<string, number>();
+  const distinct: string[] = [];
+  const indexes = values.map((value) => {
+    let index = at.get(value);
+    if (index === undefined) {
+      index = distinct.length;
+      at.set(value, index);
+      distinct.push(value);
+    }
+    return index;
+  });
+  return { distinct, indexes };
+}

@@ -33,6 +33,8 @@ export interface WindowTotals {
 export interface ClaimContribution {
   campaignKey: number;
   publicId: string;
+  /** The claim's claimant (lowercase address): its totals feed the claimant leaderboards. */
+  claimant: string;
   claimedAtUs: number;
   usdMicros: number;
   sign: 1 | -1 | 0;
@@ -113,25 +115,46 @@ const FIRST_CAPACITY = 16;
 /** Marks a stored row as a change of value alone; rows stay far below it. */
 const VALUE_ONLY = 2 ** 30;
 
-/** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros. */
+/** The windows the claimant leaderboards rank by; the others keep no claimant totals. */
+export const CLAIMANT_WINDOWS = ['24h', '7d'] as const satisfies readonly ClaimWindow[];
+export type ClaimantWindow = (typeof CLAIMANT_WINDOWS)[number];
+/** Per window (WINDOW_NAMES order), its place among the claimant windows, or -1. */
+const CLAIMANT_SLOT = WINDOW_NAMES.map((name) => (CLAIMANT_WINDOWS as readonly ClaimWindow[]).indexOf(name));
+
+/**
+ * Every claimant's claims and USD micros over one window, by claimant key (`addresses[key]`), live:
+ * they change as the state moves, so a reader reads them before its next await.
+ */
+export interface ClaimantTotals {
+  count: number;
+  addresses: readonly string[];
+  claims: Int32Array;
+  usdMicros: Float64Array;
+  /** The claimant's key, or undefined for an address without a contribution. */
+  keyOf: (address: string) => number | undefined;
+}
+
+/** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros, claimant keys. */
 interface PendingContributions {
   offsets: number[];
   rows: number[];
   usd: number[];
+  claimants: number[];
 }
 
 /**
- * The contributions of one bucket, sorted by time, in three columns over one buffer (16 bytes a
+ * The contributions of one bucket, sorted by time, in four columns over one buffer (20 bytes a
  * contribution, and no object per contribution): the time as microseconds after
  * the bucket's start (below 600,000,000, exact in an Int32), the row signed by whether the claim
- * counts (+(row + 1)), cancels one (-(row + 1)) or changes a value alone (VALUE_ONLY + row + 1), and
- * the signed USD micros.
+ * counts (+(row + 1)), cancels one (-(row + 1)) or changes a value alone (VALUE_ONLY + row + 1), the
+ * signed USD micros, and the claimant's key.
  */
 class Bucket {
   length = 0;
   offsets!: Int32Array;
   rows!: Int32Array;
   usd!: Float64Array;
+  claimants!: Int32Array;
 
   constructor(
     readonly startUs: number,
@@ -157,7 +180,7 @@ class Bucket {
   merge(incoming: PendingContributions): void {
     const count = incoming.offsets.length;
     if (this.length + count > this.usd.length) this.allocate(Math.max(this.length + count, this.usd.length * 2));
-    const { offsets, rows, usd } = this;
+    const { offsets, rows, usd, claimants } = this;
     let held = this.length - 1;
     let target = this.length + count - 1;
     for (let next = count - 1; next >= 0; next--, target--) {
@@ -166,10 +189,12 @@ class Bucket {
         offsets[target] = offsets[held]!;
         rows[target] = rows[held]!;
         usd[target] = usd[held]!;
+        claimants[target] = claimants[held]!;
       }
       offsets[target] = offsetUs;
       rows[target] = incoming.rows[next]!;
       usd[target] = incoming.usd[next]!;
+      claimants[target] = incoming.claimants[next]!;
     }
     this.length += count;
   }
@@ -180,16 +205,18 @@ class Bucket {
   }
 
   private allocate(capacity: number): void {
-    const buffer = new ArrayBuffer(capacity * 16);
+    const buffer = new ArrayBuffer(capacity * 20);
     const usd = new Float64Array(buffer, 0, capacity);
     const offsets = new Int32Array(buffer, capacity * 8, capacity);
     const rows = new Int32Array(buffer, capacity * 12, capacity);
+    const claimants = new Int32Array(buffer, capacity * 16, capacity);
     if (this.length > 0) {
       usd.set(this.usd.subarray(0, this.length));
       offsets.set(this.offsets.subarray(0, this.length));
       rows.set(this.rows.subarray(0, this.length));
+      claimants.set(this.claimants.subarray(0, this.length));
     }
-    [this.usd, this.offsets, this.rows] = [usd, offsets, rows];
+    [this.usd, this.offsets, this.rows, this.claimants] = [usd, offsets, rows, claimants];
   }
 }
 
@@ -211,6 +238,13 @@ export class ClaimVolumeState {
   readonly publicIds = new PublicIdKeys();
   private claims: Int32Array[] = WINDOW_NAMES.map(() => new Int32Array(1024));
   private usd: Float64Array[] = WINDOW_NAMES.map(() => new Float64Array(1024));
+
+  // Claimants, by key: their address, and their totals in each of CLAIMANT_WINDOWS. A claimant keeps
+  // its key while a contribution of its stays; compactClaimants() gives the others' keys back.
+  private claimantKeys = new Map<string, number>();
+  private claimantAddresses: string[] = [];
+  private claimantClaims: Int32Array[] = CLAIMANT_WINDOWS.map(() => new Int32Array(1024));
+  private claimantUsd: Float64Array[] = CLAIMANT_WINDOWS.map(() => new Float64Array(1024));
 
   /** Per row, the immutable volume the rankings hold for it (undefined outside every ranking). */
   private readonly published: (CampaignVolume | undefined)[] = [];
@@ -268,12 +302,12 @@ export class ClaimVolumeState {
     if (laterUs <= this.nowUs) return;
     const earlierUs = this.nowUs;
     // Claims that were in the future enter every window first; those that also left a window since leave it below.
-    this.sweep(earlierUs, laterUs, (row, usd, sign) => {
-      for (let window = 0; window < WINDOW_COUNT; window++) this.add(row, window, sign, usd);
+    this.sweep(earlierUs, laterUs, (row, usd, sign, claimant) => {
+      for (let window = 0; window < WINDOW_COUNT; window++) this.add(row, window, sign, usd, claimant);
     });
     for (let window = 0; window < WINDOW_COUNT; window++) {
       const length = WINDOW_US[window]!;
-      this.sweep(earlierUs - length, laterUs - length, (row, usd, sign) => this.add(row, window, -sign, -usd));
+      this.sweep(earlierUs - length, laterUs - length, (row, usd, sign, claimant) => this.add(row, window, -sign, -usd, claimant));
     }
     this.nowUs = laterUs;
     this.dropBefore(laterUs - LONGEST_US);
@@ -340,6 +374,19 @@ export class ClaimVolumeState {
     for (let row = 0; row < this.rowCount; row++) {
       if (claims[row]! > 0) visit(this.keys[row]!, row, claims[row]!, usd[row]!);
     }
+  }
+
+  /** Every claimant's totals over `window` now (live: see ClaimantTotals). */
+  claimantTotals(window: ClaimantWindow): ClaimantTotals {
+    const slot = CLAIMANT_WINDOWS.indexOf(window);
+    const keys = this.claimantKeys;
+    return {
+      count: this.claimantAddresses.length,
+      addresses: this.claimantAddresses,
+      claims: this.claimantClaims[slot]!,
+      usdMicros: this.claimantUsd[slot]!,
+      keyOf: (address) => keys.get(address),
+    };
   }
 
   /** Campaigns with claims in `window`, highest volume first: a copy-on-write clone, fixed at this instant. */
@@ -414,28 +461,35 @@ export class ClaimVolumeState {
     return volumes;
   }
 
-  private applyOne({ campaignKey, publicId, claimedAtUs, usdMicros, sign }: ClaimContribution, pending: Map<number, PendingContributions>): void {
+  private applyOne({ campaignKey, publicId, claimant, claimedAtUs, usdMicros, sign }: ClaimContribution, pending: Map<number, PendingContributions>): void {
     // Out of every window now and, as time only moves forward, for good.
     if (claimedAtUs <= this.nowUs - LONGEST_US) return;
     const row = this.rowFor(campaignKey, publicId);
+    const claimantKey = this.claimantFor(claimant);
     const index = Math.floor(claimedAtUs / BUCKET_US);
     let incoming = pending.get(index);
-    if (!incoming) pending.set(index, (incoming = { offsets: [], rows: [], usd: [] }));
+    if (!incoming) pending.set(index, (incoming = { offsets: [], rows: [], usd: [], claimants: [] }));
     // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
     incoming.offsets.push(Math.round(claimedAtUs - index * BUCKET_US));
     const usd = sign === 0 ? usdMicros : sign * usdMicros;
     incoming.rows.push(sign === 0 ? VALUE_ONLY + row + 1 : sign * (row + 1));
     incoming.usd.push(usd);
+    incoming.claimants.push(claimantKey);
     if (claimedAtUs > this.nowUs) return;
     for (let window = 0; window < WINDOW_COUNT; window++) {
-      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, usd);
+      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, usd, claimantKey);
     }
   }
 
   /** `usd` is already signed; `sign` says whether a claim enters (+1) or leaves (-1) the count, or neither (0). */
-  private add(row: number, window: number, sign: number, usd: number): void {
+  private add(row: number, window: number, sign: number, usd: number, claimant: number): void {
     this.claims[window]![row]! += sign;
     this.usd[window]![row]! += usd;
+    const slot = CLAIMANT_SLOT[window]!;
+    if (slot >= 0) {
+      this.claimantClaims[slot]![claimant]! += sign;
+      this.claimantUsd[slot]![claimant]! += usd;
+    }
     const target = this.targetOfRow[row]!;
     if (target >= 0) {
       this.describedContracts = undefined;
@@ -447,6 +501,56 @@ export class ClaimVolumeState {
       }
     }
     this.dirty.add(row);
+  }
+
+  /** The claimant's key, given it the first time it is seen. */
+  private claimantFor(address: string): number {
+    const known = this.claimantKeys.get(address);
+    if (known !== undefined) return known;
+    const key = this.claimantAddresses.length;
+    this.claimantKeys.set(address, key);
+    this.claimantAddresses.push(address);
+    if (key >= this.claimantClaims[0]!.length) {
+      const size = Math.ceil((this.claimantClaims[0]!.length * 3) / 2);
+      this.claimantClaims = this.claimantClaims.map((column) => grow(column, size));
+      this.claimantUsd = this.claimantUsd.map((column) => grow(column, size));
+    }
+    return key;
+  }
+
+  /**
+   * Gives new keys to the claimants that still have a contribution, in their order, and forgets the
+   * others (their totals are all zero: every contribution of theirs has left the longest window).
+   * Without it a long-running reader would keep every claimant it ever saw.
+   */
+  private compactClaimants(): void {
+    const kept = new Int32Array(this.claimantAddresses.length).fill(-1);
+    for (const bucket of this.buckets.values()) {
+      for (let position = 0; position < bucket.length; position++) kept[bucket.claimants[position]!] = 0;
+    }
+    const addresses: string[] = [];
+    const keys = new Map<string, number>();
+    this.claimantAddresses.forEach((address, key) => {
+      if (kept[key] === -1) return;
+      kept[key] = addresses.length;
+      keys.set(address, addresses.length);
+      addresses.push(address);
+    });
+    for (const bucket of this.buckets.values()) {
+      for (let position = 0; position < bucket.length; position++) bucket.claimants[position] = kept[bucket.claimants[position]!]!;
+    }
+    const size = Math.max(1024, Math.ceil((addresses.length * 3) / 2));
+    const remap = <T extends Int32Array | Float64Array>(column: T): T => {
+      const moved = new (column.constructor as new (size: number) => T)(size);
+      kept.forEach((to, from) => {
+        if (to >= 0) moved[to] = column[from]!;
+      });
+      return moved;
+    };
+    this.claimantClaims = this.claimantClaims.map(remap);
+    this.claimantUsd = this.claimantUsd.map(remap);
+    this.claimantAddresses = addresses;
+    this.claimantKeys = keys;
   }
 
   /** The campaign's row, or -1 when it has none. */
@@ -522,20 +626,20 @@ export class ClaimVolumeState {
   }
 
   /** Calls `visit` for every contribution in (fromUs, toUs]. */
-  private sweep(fromUs: number, toUs: number, visit: (row: number, usd: number, sign: number) => void): void {
+  private sweep(fromUs: number, toUs: number, visit: (row: number, usd: number, sign: number, claimant: number) => void): void {
     const first = Math.floor(fromUs / BUCKET_US);
     const last = Math.floor(toUs / BUCKET_US);
     const visitBucket = (bucket: Bucket | undefined) => {
       if (!bucket) return;
-      const { offsets, rows, usd } = bucket;
+      const { offsets, rows, usd, claimants } = bucket;
       // The bounds as offsets in this bucket: below 0 or past its minute where they lie outside it.
       const from = fromUs - bucket.startUs;
       const to = toUs - bucket.startUs;
       for (let position = upperBound(bucket, from); position < bucket.length; position++) {
         if (offsets[position]! > to) break;
         const signedRow = rows[position]!;
-        if (signedRow > VALUE_ONLY) visit(signedRow - VALUE_ONLY - 1, usd[position]!, 0);
-        else visit(Math.abs(signedRow) - 1, usd[position]!, Math.sign(signedRow));
+        if (signedRow > VALUE_ONLY) visit(signedRow - VALUE_ONLY - 1, usd[position]!, 0, claimants[position]!);
+        else visit(Math.abs(signedRow) - 1, usd[position]!, Math.sign(signedRow), claimants[position]!);
       }
     };
     if (last - first < this.buckets.size) {
@@ -559,6 +663,8 @@ export class ClaimVolumeState {
         this.buckets.delete(index);
       }
     }
+    // Claimants outnumbering the contributions' by far: most have left the week for good.
+    if (this.claimantAddresses.length > 2 * Math.max(this.contributionCount, 1024)) this.compactClaimants();
   }
 }
 
@@ -642,7 +748,12 @@ function inTimeOrder(incoming: PendingContributions): PendingContributions {
   for (let at = 1; at < offsets.length && sorted; at++) sorted = offsets[at - 1]! <= offsets[at]!;
   if (sorted) return incoming;
   const order = Array.from(offsets.keys()).sort((a, b) => offsets[a]! - offsets[b]! || a - b);
-  return { offsets: order.map((at) => offsets[at]!), rows: order.map((at) => rows[at]!), usd: order.map((at) => usd[at]!) };
+  return {
+    offsets: order.map((at) => offsets[at]!),
+    rows: order.map((at) => rows[at]!),
+    usd: order.map((at) => usd[at]!),
+    claimants: order.map((at) => incoming.claimants[at]!),
+  };
 }
 
 function upperBound(bucket: Bucket, offsetUs: number): number {

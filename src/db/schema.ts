@@ -759,13 +759,15 @@ export const claimChanges = pgTable(
      * Null in a reload marker, which has no campaign.
      */
     publicId: textC('public_id'),
+    /** The claim's claimant, for the claimant leaderboards kept in memory; null in a reload marker. */
+    claimant: text('claimant'),
   },
   (table) => [
     index('claim_changes_xid_idx').on(table.xid),
     check(
       'claim_changes_shape',
-      sql`(sign IN (-1, 0, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL)
-          OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL)`,
+      sql`(sign IN (-1, 0, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL AND claimant IS NOT NULL)
+          OR (sign = 0 AND campaign_key IS NULL AND claimed_at IS NULL AND usd_value IS NULL AND claimant IS NULL)`,
     ),
   ],
 );

@@ -39,7 +39,8 @@ export interface LeaderboardRows {
 }
 
 /**
- * Leaderboards as one statement (one snapshot): each address's claims and USD over the window,
+ * Leaderboards as one statement (one snapshot): each address with a claim in the window (a raffle
+ * draw alone is not one), with its claims and USD over the window,
  * ranked by the metric (`rank()`: ties share a rank, the next skips as many), ordered by the metric
  * then address in binary order, and the page, the total and the asked-for address read from that.
  */
@@ -59,7 +60,7 @@ export function createLeaderboardRepository(db: Database) {
         sql`WITH ${scopeClaims(scope, from, to)},
                  board AS (SELECT claimant AS address, count(*) FILTER (WHERE NOT draw)::bigint AS claims,
                                   (sum(usd_value) * 1000000)::bigint AS usd_micros
-                             FROM scoped GROUP BY claimant),
+                             FROM scoped GROUP BY claimant HAVING count(*) FILTER (WHERE NOT draw) > 0),
                  ranked AS (SELECT address, claims, usd_micros, rank() OVER (ORDER BY ${metric} DESC) AS rank FROM board)
             SELECT (SELECT found FROM target) AS found,
                    (SELECT coalesce(json_agg(json_build_array(p.rank, p.address, p.claims, p.usd_micros::text, p.${metric}::text)), '[]')::text

@@ -38,7 +38,7 @@ export const leaderboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       ...(query.address === undefined ? {} : { address: query.address.toLowerCase() }),
     };
-    const found = await leaderboardPage(leaderboards, scope, scopeKey, ask);
+    const found = await leaderboardPage(leaderboards, app.claimWindows, scope, scopeKey, ask);
     if (found === null) return null;
     if (found.nextCursor !== null) {
       const next = new URLSearchParams(request.url.split('?')[1] ?? '');

@@ -1,5 +1,12 @@
+import { type BoardEntry, type BoardPage, CLAIMANT_WINDOWS, type ClaimantWindow, type ClaimWindows } from '../claim-volumes/index.js';
 import { ADDRESS_ID, decodeCursor, encodeCursor } from '../keyset-cursor.js';
-import type { LeaderboardRepository, LeaderboardRow, LeaderboardScope } from '../repositories/leaderboard.repository.js';
+import type {
+  LeaderboardRepository,
+  LeaderboardRequest,
+  LeaderboardRow,
+  LeaderboardRows,
+  LeaderboardScope,
+} from '../repositories/leaderboard.repository.js';
 import type { PageRequest } from '../schemas/common.js';
 import {
   type Leaderboard,
@@ -26,30 +33,42 @@ export interface LeaderboardPage {
 }
 
 /**
- * One page of a leaderboard. A cursor is bound to the scope, window and metric it was given for
- * (`scopeKey`), and continues after its position in the order of the moment.
+ * One page of a leaderboard. All campaigns' claims over a window the claim volumes keep per claimant
+ * (CLAIMANT_WINDOWS) are ranked from memory, exact at the request's instant like every claim volume;
+ * a campaign's, a filtered one or a longer window are ranked by the database. Both rank alike, and a
+ * cursor of one continues in the other. A cursor is bound to the scope, window and metric it was
+ * given for (`scopeKey`), and continues after its position in the order of the moment.
  */
 export async function leaderboardPage(
   leaderboards: LeaderboardRepository,
+  claimWindows: ClaimWindows,
   scope: LeaderboardScope,
   scopeKey: string,
   ask: LeaderboardAsk,
 ): Promise<LeaderboardPage | null> {
-  const { window, by, page, cursor, now } = ask;
+  const { window, by, page, cursor } = ask;
   const cursorScope = `leaderboard:${scopeKey}:${window}:${by}`;
   const after = cursor === undefined ? undefined : decodeCursor(cursorScope, cursor, ADDRESS_ID);
-  const span = LEADERBOARD_WINDOW_MS[window];
-  const from = span === null ? null : new Date(now.getTime() - span);
-  const found = await leaderboards.findLeaderboard(scope, {
+  const request = {
     by,
-    from,
-    to: now,
     limit: page.limit,
     page: after === undefined ? { offset: page.offset } : { after },
     count: ask.includeTotal,
     ...(ask.address === undefined ? {} : { address: ask.address }),
-  });
+  };
+  const span = LEADERBOARD_WINDOW_MS[window];
+  const startOf = (at: Date) => (span === null ? null : new Date(at.getTime() - span));
+  let now = ask.now;
+  let found: LeaderboardRows | null;
+  if (inMemory(scope, window)) {
+    const view = await claimWindows.at(now);
+    now = new Date(view.instantMs);
+    found = boardRows(view.claimantBoard(window, request), by);
+  } else {
+    found = await leaderboards.findLeaderboard(scope, { ...request, from: startOf(now), to: now });
+  }
   if (found === null) return null;
+  const from = startOf(now);
   const last = found.entries.at(-1);
   const lastPosition = last === undefined ? after : { key: last.key, id: last.address };
   const nextCursor = found.more && lastPosition !== undefined ? encodeCursor(cursorScope, lastPosition) : page.limit === 0 ? (cursor ?? null) : null;
@@ -70,3 +89,26 @@ export async function leaderboardPage(
 }
 
 const entryOf = ({ rank, address, claims, usd }: LeaderboardRow): LeaderboardEntry => ({ rank, address, claims, usd });
+
+/** Whether the claim volumes rank this leaderboard: all campaigns, unfiltered, over a window they keep per claimant. */
+function inMemory(scope: LeaderboardScope, window: LeaderboardWindow): window is ClaimantWindow {
+  if ('campaign' in scope || scope.chainId !== undefined || scope.owner !== undefined || scope.tokens !== undefined) return false;
+  return (CLAIMANT_WINDOWS as readonly string[]).includes(window);
+}
+
+/** A page from memory as the repository gives one: USD in dollars, the metric as the cursor's key. */
+function boardRows(board: BoardPage, by: LeaderboardRequest['by']): LeaderboardRows {
+  const rowOf = (entry: BoardEntry): LeaderboardRow => ({
+    rank: entry.rank,
+    address: entry.address,
+    claims: entry.claims,
+    usd: entry.usdMicros / 1e6,
+    key: String(by === 'usd' ? entry.usdMicros : entry.claims),
+  });
+  return {
+    entries: board.entries.map(rowOf),
+    more: board.more,
+    ...(board.total === undefined ? {} : { total: board.total }),
+    ...(board.addressEntry === undefined ? {} : { addressEntry: rowOf(board.addressEntry) }),
+  };
+}

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from '../../src/claim-volumes/repository.js';
 import {
   byVolume,
+  CLAIMANT_WINDOWS,
   type ClaimContribution,
   ClaimVolumeState,
   type ContractTargets,
@@ -13,8 +14,9 @@ const T = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const CAMPAIGNS = 4;
+const CLAIMANTS = ['0x0b', '0x0a', '0x0c'];
 
-type AddStep = { kind: 'add'; campaign: number; offsetUs: number; usdMicros: number };
+type AddStep = { kind: 'add'; campaign: number; claimant: number; offsetUs: number; usdMicros: number };
 type RemoveStep = { kind: 'remove'; pick: number };
 /** A claim's value changed alone: the feed sends the difference (sign 0). */
 type RevalueStep = { kind: 'revalue'; pick: number; usdMicros: number };
@@ -32,6 +34,7 @@ const addStep = (offsets: fc.Arbitrary<number>): fc.Arbitrary<AddStep> =>
   fc.record({
     kind: fc.constant('add' as const),
     campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+    claimant: fc.nat({ max: CLAIMANTS.length - 1 }),
     offsetUs: offsets,
     usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
   });
@@ -90,7 +93,7 @@ describe('ClaimVolumeState', () => {
 
   it('keeps its time when asked for an earlier instant', () => {
     const state = new ClaimVolumeState(T);
-    state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: (T - HOUR + 10) * 1000, usdMicros: 5, sign: 1 }]);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimant: '0x1', claimedAtUs: (T - HOUR + 10) * 1000, usdMicros: 5, sign: 1 }]);
     state.advanceTo(T + 20);
     state.advanceTo(T);
     expect(state.instantMs).toBe(T + 20);
@@ -100,11 +103,11 @@ describe('ClaimVolumeState', () => {
   it('finds campaigns by any serial key, growing its index past the keys it has seen', () => {
     const state = new ClaimVolumeState(T);
     const keys = [3, 5000, 1, 70_000, 2047, 2048];
-    state.apply(keys.map((campaignKey, index) => ({ campaignKey, publicId: `k${campaignKey}`, claimedAtUs: T * 1000, usdMicros: index + 1, sign: 1 })));
+    state.apply(keys.map((campaignKey, index) => ({ campaignKey, publicId: `k${campaignKey}`, claimant: '0x1', claimedAtUs: T * 1000, usdMicros: index + 1, sign: 1 })));
     keys.forEach((key, index) => expect(state.volume(key)?.usdMicros('1h'), `key ${key}`).toBe(index + 1));
     expect(state.volume(2)).toBeUndefined();
     expect(state.volume(70_001)).toBeUndefined();
-    expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
+    expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
   });
 
   it('keeps campaigns beyond the rows it reserved, and their public IDs in order, across growth', () => {
@@ -113,7 +116,7 @@ describe('ClaimVolumeState', () => {
     const count = 4000;
     const publicId = (key: number) => `8453:0x${'0'.repeat(40)}:${(count - key) * 7}`;
     state.apply(
-      Array.from({ length: count }, (_, key) => ({ campaignKey: key, publicId: publicId(key), claimedAtUs: T * 1000, usdMicros: 5, sign: 1 as const })),
+      Array.from({ length: count }, (_, key) => ({ campaignKey: key, publicId: publicId(key), claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 as const })),
     );
     for (const key of [0, 1499, 1500, 2250, 3999]) {
       expect(state.volume(key)?.claims('1h'), `key ${key}`).toBe(1);
@@ -130,6 +133,7 @@ describe('ClaimVolumeState', () => {
     const claim = (campaignKey: number, usdMicros: number): ClaimContribution => ({
       campaignKey,
       publicId: `k${campaignKey}`,
+      claimant: '0x1',
       claimedAtUs: (T - HOUR + 60_000) * 1000,
       usdMicros,
       sign: 1,
@@ -167,7 +171,7 @@ describe('ClaimVolumeState', () => {
       counts,
     );
     const claims = minutes.flatMap((ms, index) =>
-      Array.from({ length: counts[index]! }, (_, at) => ({ campaignKey: 7 + (at % 3), publicId: `k${7 + (at % 3)}`, claimedAtUs: (ms + at) * 1000, usdMicros: at + 1, sign: 1 }) satisfies ClaimContribution),
+      Array.from({ length: counts[index]! }, (_, at) => ({ campaignKey: 7 + (at % 3), publicId: `k${7 + (at % 3)}`, claimant: '0x1', claimedAtUs: (ms + at) * 1000, usdMicros: at + 1, sign: 1 }) satisfies ClaimContribution),
     );
     // Out of time order: sizing does not assume the order claims come in.
     state.apply(claims.reverse());
@@ -178,9 +182,35 @@ describe('ClaimVolumeState', () => {
     expect(state.volume(7)?.usdMicros('1h')).toBe(total.reduce((sum, claim) => sum + claim.usdMicros, 0));
   });
 
+  it('forgets the claimants whose claims have all left the longest window, keeping the others exact', () => {
+    const state = new ClaimVolumeState(T);
+    const claim = (claimant: string, atMs: number, usdMicros: number): ClaimContribution => ({
+      campaignKey: 1,
+      publicId: 'a',
+      claimant,
+      claimedAtUs: atMs * 1000,
+      usdMicros,
+      sign: 1,
+    });
+    const early = Array.from({ length: 3000 }, (_, n) => claim(`0x${n.toString(16).padStart(40, '0')}`, T - 6 * DAY, 1));
+    state.apply([...early, claim('0xfeed', T - 6 * DAY, 2), claim('0xfeed', T + 2 * DAY, 3), claim('0xbeef', T + 3 * DAY, 4)]);
+    expect(state.claimantTotals('7d').count).toBe(3002);
+    // A day and a bit later the early claims have left the week, and their buckets are dropped.
+    state.advanceTo(T + 2 * DAY + 20 * 60_000);
+    const totals = state.claimantTotals('7d');
+    expect(totals.count).toBe(2);
+    const feed = totals.addresses.indexOf('0xfeed');
+    expect([totals.claims[feed], totals.usdMicros[feed]]).toEqual([1, 3]);
+    state.advanceTo(T + 3 * DAY);
+    const later = state.claimantTotals('24h');
+    expect([later.claims[later.addresses.indexOf('0xbeef')], later.usdMicros[later.addresses.indexOf('0xbeef')]]).toEqual([1, 4]);
+    expect(later.claims[later.addresses.indexOf('0xfeed')]).toBe(0);
+    expect(state.claimantTotals('7d').claims[later.addresses.indexOf('0xfeed')]).toBe(1);
+  });
+
   it('forgets claims once they are older than the longest window', () => {
     const state = new ClaimVolumeState(T);
-    state.apply([{ campaignKey: 1, publicId: 'a', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
     expect(state.size).toBe(1);
     // Buckets of ten minutes are forgotten whole, once all of theirs is older than a week.
     state.advanceTo(T + 7 * DAY + 20 * 60_000);
@@ -226,6 +256,7 @@ function checkScenario(scenario: Step[]): void {
           const claim: ClaimContribution = {
             campaignKey: 100 + change.campaign,
             publicId: `8453:0xcore:${change.campaign}`,
+            claimant: CLAIMANTS[change.claimant]!,
             claimedAtUs: nowMs * 1000 + change.offsetUs,
             usdMicros: change.usdMicros,
             sign: 1,
@@ -266,6 +297,17 @@ function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowM
       const volume = state.volume(key);
       const actual = { claims: volume?.claims(window) ?? 0, usdMicros: volume?.usdMicros(window) ?? 0 };
       expect(actual, `campaign ${campaign}, ${window}`).toEqual(expected(key, window));
+    }
+  }
+  for (const window of CLAIMANT_WINDOWS) {
+    const totals = state.claimantTotals(window);
+    for (const claimant of CLAIMANTS) {
+      const inWindow = claims.filter(
+        (claim) => claim.claimant === claimant && claim.claimedAtUs > (nowMs - CLAIM_WINDOWS[window]) * 1000 && claim.claimedAtUs <= nowMs * 1000,
+      );
+      const key = totals.addresses.indexOf(claimant);
+      const actual = key < 0 ? { claims: 0, usdMicros: 0 } : { claims: totals.claims[key], usdMicros: totals.usdMicros[key] };
+      expect(actual, `claimant ${claimant}, ${window}`).toEqual({ claims: inWindow.length, usdMicros: inWindow.reduce((sum, claim) => sum + claim.usdMicros, 0) });
     }
   }
   for (const window of RANKED_WINDOWS) {

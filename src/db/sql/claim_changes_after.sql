@@ -13,15 +13,15 @@
 -- state needs.
 CREATE OR REPLACE FUNCTION claim_changes_after(since pg_snapshot, max_changes integer)
 RETURNS TABLE (snapshot text, at_ms float8, version text, campaign_key integer, public_id text,
-               claimed_at_us float8, usd_micros float8, sign integer)
+               claimed_at_us float8, usd_micros float8, sign integer, claimant text)
 LANGUAGE sql STABLE AS $$
   SELECT pg_current_snapshot()::text,
          (EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::float8,
          (SELECT v.targets::text FROM campaign_set_version AS v),
-         ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign
+         ch.campaign_key, ch.public_id, ch.claimed_at_us, ch.usd_micros, ch.sign, ch.claimant
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
-      SELECT x.campaign_key, x.public_id, x.sign::integer AS sign,
+      SELECT x.campaign_key, x.public_id, x.sign::integer AS sign, x.claimant,
              (EXTRACT(EPOCH FROM x.claimed_at) * 1000000)::float8 AS claimed_at_us,
              (x.usd_value * 1000000)::float8 AS usd_micros
         FROM claim_changes AS x

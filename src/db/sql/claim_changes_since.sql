@@ -4,7 +4,7 @@
 -- otherwise be planned on every request. STABLE, as claim_changes_after() is: one snapshot.
 CREATE OR REPLACE FUNCTION claim_changes_since(since pg_snapshot, max_changes integer)
 RETURNS TABLE (snapshot text, at_ms float8, version text, campaign_key integer, public_id text,
-               claimed_at_us float8, usd_micros float8, sign integer)
+               claimed_at_us float8, usd_micros float8, sign integer, claimant text)
 LANGUAGE plpgsql STABLE
 -- Always the cached generic plan: the snapshot differs on every call, and the plan does not depend on it.
 SET plan_cache_mode = force_generic_plan AS $$

@@ -19,32 +19,32 @@ BEGIN
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
     INSERT INTO claim_changes (sign) VALUES (0);
   ELSIF TG_OP = 'INSERT' THEN
-    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
-    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
+    SELECT n.campaign_key, c.public_id, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END, n.claimant
       FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key;
   ELSIF TG_OP = 'DELETE' THEN
     -- A claim deleted with its campaign (a cascade) no longer finds it: its public ID is not needed
     -- then (the reader knows every campaign whose claims it counted), so any text will do.
-    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
     SELECT o.campaign_key, coalesce(c.public_id, ''), o.claimed_at,
-           CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END, CASE WHEN o.draw THEN 0 ELSE -1 END
+           CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END, CASE WHEN o.draw THEN 0 ELSE -1 END, o.claimant
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
   ELSE
-    -- A claim that moved (another campaign or instant) leaves where it was and enters where it is; a
+    -- A claim that moved (another campaign, instant or claimant) leaves where it was and enters where it is; a
     -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
     -- a revaluation of thousands of claims sends the readers one row a claim, not two.
-    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
-    SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign
+    INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
+    SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign, change.claimant
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
      CROSS JOIN LATERAL (VALUES (o.campaign_key, o.claimed_at, CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END,
-                                 CASE WHEN o.draw THEN 0 ELSE -1 END, true),
-                                (n.campaign_key, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END, true),
-                                (n.campaign_key, n.claimed_at, n.usd_value - o.usd_value, 0, false))
-                        AS change(campaign_key, claimed_at, usd_value, sign, moved)
+                                 CASE WHEN o.draw THEN 0 ELSE -1 END, o.claimant, true),
+                                (n.campaign_key, n.claimed_at, n.usd_value, CASE WHEN n.draw THEN 0 ELSE 1 END, n.claimant, true),
+                                (n.campaign_key, n.claimed_at, n.usd_value - o.usd_value, 0, n.claimant, false))
+                        AS change(campaign_key, claimed_at, usd_value, sign, claimant, moved)
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
-     WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw)
-       AND change.moved = ((o.campaign_key, o.claimed_at, o.draw) <> (n.campaign_key, n.claimed_at, n.draw));
+     WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw, o.claimant) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw, n.claimant)
+       AND change.moved = ((o.campaign_key, o.claimed_at, o.draw, o.claimant) <> (n.campaign_key, n.claimed_at, n.draw, n.claimant));
   END IF;
   PERFORM prune_claim_changes();
   PERFORM pg_notify('claim_changes', '');

@@ -1,0 +1,125 @@
+import type { ClaimantTotals } from './state.js';
+
+/** What a claimant leaderboard ranks by: USD micros claimed, or claims. */
+export type BoardMetric = 'usd' | 'claims';
+
+export interface BoardRequest {
+  by: BoardMetric;
+  limit: number;
+  /** A page by number, or the entries after a cursor's position (its metric as a decimal, its address). */
+  page: { offset: number } | { after: { key: string; id: string } };
+  count: boolean;
+  address?: string;
+}
+
+export interface BoardEntry {
+  /** Null only for an asked-for address without claims in the window. */
+  rank: number | null;
+  address: string;
+  claims: number;
+  usdMicros: number;
+}
+
+export interface BoardPage {
+  entries: BoardEntry[];
+  more: boolean;
+  total?: number;
+  addressEntry?: BoardEntry;
+}
+
+/**
+ * One page of the claimants of a window, from their totals in memory, as the database would rank
+ * them: every claimant with a claim in the window, by the metric (highest first), then address in
+ * binary order; a rank is one more than the claimants with a higher metric (ties share it).
+ *
+ * One pass over the claimants: a bounded heap keeps the page (the best `offset + limit + 1` after
+ * the cursor), and the ranks of the page's entries and of the asked-for address are counted at once.
+ * The cost grows with the claimants of the window and the page's depth, not with the claims.
+ */
+export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest): BoardPage {
+  const { count, addresses, claims, usdMicros } = totals;
+  const metric = request.by === 'usd' ? usdMicros : claims;
+  const offset = 'offset' in request.page ? request.page.offset : 0;
+  const after = 'after' in request.page ? { value: Number(request.page.after.key), address: request.page.after.id } : undefined;
+  const wanted = offset + request.limit + 1;
+
+  // Ahead of `a` in the order: a higher metric, or the same and a lower address.
+  const ahead = (a: number, b: number) => metric[a]! > metric[b]! || (metric[a] === metric[b] && addresses[a]! < addresses[b]!);
+  // A heap of the best `wanted` seen so far, its root the last of them.
+  const heap: number[] = [];
+  const siftDown = (from: number) => {
+    for (let at = from; ; ) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let last = at;
+      if (left < heap.length && ahead(heap[last]!, heap[left]!)) last = left;
+      if (right < heap.length && ahead(heap[last]!, heap[right]!)) last = right;
+      if (last === at) return;
+      [heap[at], heap[last]] = [heap[last]!, heap[at]!];
+      at = last;
+    }
+  };
+  const siftUp = (from: number) => {
+    for (let at = from; at > 0; ) {
+      const parent = (at - 1) >> 1;
+      if (!ahead(heap[parent]!, heap[at]!)) return;
+      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+      at = parent;
+    }
+  };
+
+  let listed = 0;
+  for (let key = 0; key < count; key++) {
+    if (claims[key]! <= 0) continue;
+    listed++;
+    if (after && (metric[key]! > after.value || (metric[key] === after.value && addresses[key]! <= after.address))) continue;
+    if (heap.length < wanted) {
+      heap.push(key);
+      siftUp(heap.length - 1);
+    } else if (wanted > 0 && ahead(key, heap[0]!)) {
+      heap[0] = key;
+      siftDown(0);
+    }
+  }
+  const ordered = heap.sort((a, b) => (ahead(a, b) ? -1 : 1)).slice(offset);
+  const more = ordered.length > request.limit;
+  const page = ordered.slice(0, request.limit);
+
+  const own = request.address === undefined ? undefined : totals.keyOf(request.address);
+  const mine = own !== undefined && claims[own]! > 0 ? own : undefined;
+  const ranks = ranksOf([...page, ...(mine === undefined ? [] : [mine])].map((key) => metric[key]!), metric, claims, count);
+  const entryOf = (key: number, rank: number | null): BoardEntry => ({ rank, address: addresses[key]!, claims: claims[key]!, usdMicros: usdMicros[key]! });
+  return {
+    entries: page.map((key, index) => entryOf(key, ranks[index]!)),
+    more,
+    ...(request.count ? { total: listed } : {}),
+    ...(request.address === undefined
+      ? {}
+      : { addressEntry: mine === undefined ? { rank: null, address: request.address, claims: 0, usdMicros: 0 } : entryOf(mine, ranks[page.length]!) }),
+  };
+}
+
+/** For each value, one more than the listed claimants whose metric is higher. */
+function ranksOf(values: number[], metric: ArrayLike<number>, claims: ArrayLike<number>, count: number): number[] {
+  if (values.length === 0) return [];
+  const distinct = [...new Set(values)].sort((a, b) => a - b);
+  // higher[i]: listed claimants above distinct[i] and at most distinct[i + 1], summed from the top below.
+  const higher = new Array<number>(distinct.length).fill(0);
+  for (let key = 0; key < count; key++) {
+    if (claims[key]! <= 0) continue;
+    const value = metric[key]!;
+    if (value <= distinct[0]!) continue;
+    // The last distinct value below `value`.
+    let low = 0;
+    let high = distinct.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (distinct[middle]! < value) low = middle;
+      else high = middle - 1;
+    }
+    higher[low]!++;
+  }
+  for (let at = distinct.length - 2; at >= 0; at--) higher[at]! += higher[at + 1]!;
+  const rankOf = new Map(distinct.map((value, at) => [value, higher[at]! + 1]));
+  return values.map((value) => rankOf.get(value)!);
+}
