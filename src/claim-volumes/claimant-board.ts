@@ -37,14 +37,18 @@ export interface BoardPage {
  * The cost grows with the claimants of the window and the page's depth, not with the claims.
  */
 export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest): BoardPage {
-  const { count, addresses, claims, usdMicros } = totals;
+  const { count, keys, claims, usdMicros } = totals;
   const metric = request.by === 'usd' ? usdMicros : claims;
   const offset = 'offset' in request.page ? request.page.offset : 0;
-  const after = 'after' in request.page ? { value: Number(request.page.after.key), address: request.page.after.id } : undefined;
+  const after = 'after' in request.page ? { value: Number(request.page.after.key), key: keys.keyOf(request.page.after.id), address: request.page.after.id } : undefined;
   const wanted = offset + request.limit + 1;
 
   // Ahead of `a` in the order: a higher metric, or the same and a lower address.
-  const ahead = (a: number, b: number) => metric[a]! > metric[b]! || (metric[a] === metric[b] && addresses[a]! < addresses[b]!);
+  const ahead = (a: number, b: number) => metric[a]! > metric[b]! || (metric[a] === metric[b] && keys.compare(a, b) < 0);
+  // At or ahead of the cursor's position: the position's address may have no key (any more).
+  const passed = (key: number) =>
+    metric[key]! > after!.value ||
+    (metric[key] === after!.value && (after!.key === undefined ? keys.address(key) <= after!.address : keys.compare(key, after!.key) <= 0));
   // A heap of the best `wanted` seen so far, its root the last of them.
   const heap: number[] = [];
   const siftDown = (from: number) => {
@@ -72,7 +76,7 @@ export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest)
   for (let key = 0; key < count; key++) {
     if (claims[key]! <= 0) continue;
     listed++;
-    if (after && (metric[key]! > after.value || (metric[key] === after.value && addresses[key]! <= after.address))) continue;
+    if (after && metric[key]! >= after.value && passed(key)) continue;
     if (heap.length < wanted) {
       heap.push(key);
       siftUp(heap.length - 1);
@@ -85,10 +89,16 @@ export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest)
   const more = ordered.length > request.limit;
   const page = ordered.slice(0, request.limit);
 
-  const own = request.address === undefined ? undefined : totals.keyOf(request.address);
+  const own = request.address === undefined ? undefined : keys.keyOf(request.address);
   const mine = own !== undefined && claims[own]! > 0 ? own : undefined;
-  const ranks = ranksOf([...page, ...(mine === undefined ? [] : [mine])].map((key) => metric[key]!), metric, claims, count);
-  const entryOf = (key: number, rank: number | null): BoardEntry => ({ rank, address: addresses[key]!, claims: claims[key]!, usdMicros: usdMicros[key]! });
+  const asked = [...page, ...(mine === undefined ? [] : [mine])].map((key) => metric[key]!);
+  // Without a cursor the heap holds every claimant ahead of the page, and of the asked-for address
+  // when it is in the heap or ties with its last: their ranks are read off it, without another pass.
+  const lastHeld = heap.at(-1);
+  const heldAhead =
+    after === undefined && (mine === undefined || heap.includes(mine) || (lastHeld !== undefined && metric[lastHeld]! <= metric[mine]!));
+  const ranks = heldAhead ? ranksAmong(heap, asked, metric) : ranksOf(asked, metric, claims, count);
+  const entryOf = (key: number, rank: number | null): BoardEntry => ({ rank, address: keys.address(key), claims: claims[key]!, usdMicros: usdMicros[key]! });
   return {
     entries: page.map((key, index) => entryOf(key, ranks[index]!)),
     more,
@@ -97,6 +107,20 @@ export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest)
       ? {}
       : { addressEntry: mine === undefined ? { rank: null, address: request.address, claims: 0, usdMicros: 0 } : entryOf(mine, ranks[page.length]!) }),
   };
+}
+
+/** For each value, one more than the claimants of `sorted` (in rank order, all of those ahead of the value) whose metric is higher. */
+function ranksAmong(sorted: readonly number[], values: number[], metric: ArrayLike<number>): number[] {
+  return values.map((value) => {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (metric[sorted[middle]!]! > value) low = middle + 1;
+      else high = middle;
+    }
+    return low + 1;
+  });
 }
 
 /** For each value, one more than the listed claimants whose metric is higher. */

@@ -1,5 +1,6 @@
 import sortedBtree from 'sorted-btree';
 import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from './repository.js';
+import { ClaimantKeys } from './claimant-keys.js';
 import { PublicIdKeys } from './public-id-keys.js';
 
 /**
@@ -127,11 +128,10 @@ const CLAIMANT_SLOT = WINDOW_NAMES.map((name) => (CLAIMANT_WINDOWS as readonly C
  */
 export interface ClaimantTotals {
   count: number;
-  addresses: readonly string[];
+  /** The claimants' keys and addresses. */
+  keys: ClaimantKeys;
   claims: Int32Array;
   usdMicros: Float64Array;
-  /** The claimant's key, or undefined for an address without a contribution. */
-  keyOf: (address: string) => number | undefined;
 }
 
 /** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros, claimant keys. */
@@ -239,10 +239,9 @@ export class ClaimVolumeState {
   private claims: Int32Array[] = WINDOW_NAMES.map(() => new Int32Array(1024));
   private usd: Float64Array[] = WINDOW_NAMES.map(() => new Float64Array(1024));
 
-  // Claimants, by key: their address, and their totals in each of CLAIMANT_WINDOWS. A claimant keeps
+  // Claimants, by key (ClaimantKeys: their addresses off the heap), and their totals in each of CLAIMANT_WINDOWS. A claimant keeps
   // its key while a contribution of its stays; compactClaimants() gives the others' keys back.
-  private claimantKeys = new Map<string, number>();
-  private claimantAddresses: string[] = [];
+  private claimantKeys = new ClaimantKeys();
   private claimantClaims: Int32Array[] = CLAIMANT_WINDOWS.map(() => new Int32Array(1024));
   private claimantUsd: Float64Array[] = CLAIMANT_WINDOWS.map(() => new Float64Array(1024));
 
@@ -351,7 +350,7 @@ export class ClaimVolumeState {
     this.publicIds.reserve(count);
   }
 
-  /** Contributions the buckets have room for (their size in memory is 16 bytes each). */
+  /** Contributions the buckets have room for (their size in memory is 20 bytes each). */
   get capacity(): number {
     let slots = 0;
     for (const bucket of this.buckets.values()) slots += bucket.capacity;
@@ -379,14 +378,7 @@ export class ClaimVolumeState {
   /** Every claimant's totals over `window` now (live: see ClaimantTotals). */
   claimantTotals(window: ClaimantWindow): ClaimantTotals {
     const slot = CLAIMANT_WINDOWS.indexOf(window);
-    const keys = this.claimantKeys;
-    return {
-      count: this.claimantAddresses.length,
-      addresses: this.claimantAddresses,
-      claims: this.claimantClaims[slot]!,
-      usdMicros: this.claimantUsd[slot]!,
-      keyOf: (address) => keys.get(address),
-    };
+    return { count: this.claimantKeys.size, keys: this.claimantKeys, claims: this.claimantClaims[slot]!, usdMicros: this.claimantUsd[slot]! };
   }
 
   /** Campaigns with claims in `window`, highest volume first: a copy-on-write clone, fixed at this instant. */
@@ -505,11 +497,7 @@ export class ClaimVolumeState {
 
   /** The claimant's key, given it the first time it is seen. */
   private claimantFor(address: string): number {
-    const known = this.claimantKeys.get(address);
-    if (known !== undefined) return known;
-    const key = this.claimantAddresses.length;
-    this.claimantKeys.set(address, key);
-    this.claimantAddresses.push(address);
+    const key = this.claimantKeys.keyFor(address);
     if (key >= this.claimantClaims[0]!.length) {
       const size = Math.ceil((this.claimantClaims[0]!.length * 3) / 2);
       this.claimantClaims = this.claimantClaims.map((column) => grow(column, size));
@@ -524,22 +512,15 @@ export class ClaimVolumeState {
    * Without it a long-running reader would keep every claimant it ever saw.
    */
   private compactClaimants(): void {
-    const kept = new Int32Array(this.claimantAddresses.length).fill(-1);
+    const kept = new Int32Array(this.claimantKeys.size).fill(-1);
     for (const bucket of this.buckets.values()) {
       for (let position = 0; position < bucket.length; position++) kept[bucket.claimants[position]!] = 0;
     }
-    const addresses: string[] = [];
-    const keys = new Map<string, number>();
-    this.claimantAddresses.forEach((address, key) => {
-      if (kept[key] === -1) return;
-      kept[key] = addresses.length;
-      keys.set(address, addresses.length);
-      addresses.push(address);
-    });
+    const keys = this.claimantKeys.compact(kept);
     for (const bucket of this.buckets.values()) {
       for (let position = 0; position < bucket.length; position++) bucket.claimants[position] = kept[bucket.claimants[position]!]!;
     }
-    const size = Math.max(1024, Math.ceil((addresses.length * 3) / 2));
+    const size = Math.max(1024, Math.ceil((keys.size * 3) / 2));
     const remap = <T extends Int32Array | Float64Array>(column: T): T => {
       const moved = new (column.constructor as new (size: number) => T)(size);
       kept.forEach((to, from) => {
@@ -549,7 +530,6 @@ export class ClaimVolumeState {
     };
     this.claimantClaims = this.claimantClaims.map(remap);
     this.claimantUsd = this.claimantUsd.map(remap);
-    this.claimantAddresses = addresses;
     this.claimantKeys = keys;
   }
 
@@ -664,7 +644,7 @@ export class ClaimVolumeState {
       }
     }
     // Claimants outnumbering the contributions' by far: most have left the week for good.
-    if (this.claimantAddresses.length > 2 * Math.max(this.contributionCount, 1024)) this.compactClaimants();
+    if (this.claimantKeys.size > 2 * Math.max(this.contributionCount, 1024)) this.compactClaimants();
   }
 }
 

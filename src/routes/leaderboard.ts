@@ -37,15 +37,11 @@ export const leaderboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
       now: app.clock(),
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       ...(query.address === undefined ? {} : { address: query.address.toLowerCase() }),
+      params: otherParams(request.url),
     };
     const found = await leaderboardPage(leaderboards, app.claimWindows, scope, scopeKey, ask);
     if (found === null) return null;
-    if (found.nextCursor !== null) {
-      const next = new URLSearchParams(request.url.split('?')[1] ?? '');
-      next.delete('page');
-      next.set('cursor', found.nextCursor);
-      void reply.header('link', `<?${next.toString()}>; rel="next"`);
-    }
+    if (found.link !== undefined) void reply.header('link', found.link);
     return found.body;
   };
 
@@ -109,3 +105,10 @@ export const leaderboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
+
+/** The request's parameters but the page's own (`page`, `pageSize`, `cursor`), as it wrote them. */
+function otherParams(url: string): Record<string, string> {
+  const params = new URLSearchParams(url.split('?')[1] ?? '');
+  for (const own of ['page', 'pageSize', 'cursor']) params.delete(own);
+  return Object.fromEntries(params);
+}

@@ -1,5 +1,5 @@
 import { type BoardEntry, type BoardPage, CLAIMANT_WINDOWS, type ClaimantWindow, type ClaimWindows } from '../claim-volumes/index.js';
-import { ADDRESS_ID, decodeCursor, encodeCursor } from '../keyset-cursor.js';
+import { ADDRESS_ID, decodeCursor, nextPage } from '../keyset-cursor.js';
 import type {
   LeaderboardRepository,
   LeaderboardRequest,
@@ -24,12 +24,14 @@ export interface LeaderboardAsk {
   includeTotal: boolean;
   address?: string;
   now: Date;
+  /** The list's other parameters, as the request gave them, for the next page's link. */
+  params: Record<string, string>;
 }
 
-/** A leaderboard answer and the cursor of its next page (null after the last). */
+/** A leaderboard answer and the `Link` header of its next page, if one follows. */
 export interface LeaderboardPage {
   body: Leaderboard;
-  nextCursor: string | null;
+  link: string | undefined;
 }
 
 /**
@@ -71,7 +73,13 @@ export async function leaderboardPage(
   const from = startOf(now);
   const last = found.entries.at(-1);
   const lastPosition = last === undefined ? after : { key: last.key, id: last.address };
-  const nextCursor = found.more && lastPosition !== undefined ? encodeCursor(cursorScope, lastPosition) : page.limit === 0 ? (cursor ?? null) : null;
+  const { cursor: nextCursor, link } = nextPage(cursorScope, {
+    more: found.more,
+    last: lastPosition && [lastPosition.key, lastPosition.id],
+    limit: page.limit,
+    cursor,
+    params: ask.params,
+  });
   return {
     body: {
       ...('campaign' in scope ? { campaignId: scope.campaign } : {}),
@@ -84,7 +92,7 @@ export async function leaderboardPage(
       ...(found.total === undefined ? {} : { totalCount: found.total }),
       nextCursor,
     },
-    nextCursor,
+    link,
   };
 }
 

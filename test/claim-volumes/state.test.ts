@@ -14,7 +14,9 @@ const T = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const CAMPAIGNS = 4;
-const CLAIMANTS = ['0x0b', '0x0a', '0x0c'];
+/** A claimant's address from a short hex name. */
+const address = (name: string) => `0x${name.padStart(40, '0')}`;
+const CLAIMANTS = [address('0b'), address('0a'), address('0c')];
 
 type AddStep = { kind: 'add'; campaign: number; claimant: number; offsetUs: number; usdMicros: number };
 type RemoveStep = { kind: 'remove'; pick: number };
@@ -93,7 +95,7 @@ describe('ClaimVolumeState', () => {
 
   it('keeps its time when asked for an earlier instant', () => {
     const state = new ClaimVolumeState(T);
-    state.apply([{ campaignKey: 1, publicId: 'a', claimant: '0x1', claimedAtUs: (T - HOUR + 10) * 1000, usdMicros: 5, sign: 1 }]);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimant: address('1'), claimedAtUs: (T - HOUR + 10) * 1000, usdMicros: 5, sign: 1 }]);
     state.advanceTo(T + 20);
     state.advanceTo(T);
     expect(state.instantMs).toBe(T + 20);
@@ -103,11 +105,11 @@ describe('ClaimVolumeState', () => {
   it('finds campaigns by any serial key, growing its index past the keys it has seen', () => {
     const state = new ClaimVolumeState(T);
     const keys = [3, 5000, 1, 70_000, 2047, 2048];
-    state.apply(keys.map((campaignKey, index) => ({ campaignKey, publicId: `k${campaignKey}`, claimant: '0x1', claimedAtUs: T * 1000, usdMicros: index + 1, sign: 1 })));
+    state.apply(keys.map((campaignKey, index) => ({ campaignKey, publicId: `k${campaignKey}`, claimant: address('1'), claimedAtUs: T * 1000, usdMicros: index + 1, sign: 1 })));
     keys.forEach((key, index) => expect(state.volume(key)?.usdMicros('1h'), `key ${key}`).toBe(index + 1));
     expect(state.volume(2)).toBeUndefined();
     expect(state.volume(70_001)).toBeUndefined();
-    expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
+    expect(() => state.apply([{ campaignKey: -1, publicId: 'x', claimant: address('1'), claimedAtUs: T * 1000, usdMicros: 1, sign: 1 }])).toThrow(RangeError);
   });
 
   it('keeps campaigns beyond the rows it reserved, and their public IDs in order, across growth', () => {
@@ -116,7 +118,7 @@ describe('ClaimVolumeState', () => {
     const count = 4000;
     const publicId = (key: number) => `8453:0x${'0'.repeat(40)}:${(count - key) * 7}`;
     state.apply(
-      Array.from({ length: count }, (_, key) => ({ campaignKey: key, publicId: publicId(key), claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 as const })),
+      Array.from({ length: count }, (_, key) => ({ campaignKey: key, publicId: publicId(key), claimant: address('1'), claimedAtUs: T * 1000, usdMicros: 5, sign: 1 as const })),
     );
     for (const key of [0, 1499, 1500, 2250, 3999]) {
       expect(state.volume(key)?.claims('1h'), `key ${key}`).toBe(1);
@@ -133,7 +135,7 @@ describe('ClaimVolumeState', () => {
     const claim = (campaignKey: number, usdMicros: number): ClaimContribution => ({
       campaignKey,
       publicId: `k${campaignKey}`,
-      claimant: '0x1',
+      claimant: address('1'),
       claimedAtUs: (T - HOUR + 60_000) * 1000,
       usdMicros,
       sign: 1,
@@ -171,7 +173,7 @@ describe('ClaimVolumeState', () => {
       counts,
     );
     const claims = minutes.flatMap((ms, index) =>
-      Array.from({ length: counts[index]! }, (_, at) => ({ campaignKey: 7 + (at % 3), publicId: `k${7 + (at % 3)}`, claimant: '0x1', claimedAtUs: (ms + at) * 1000, usdMicros: at + 1, sign: 1 }) satisfies ClaimContribution),
+      Array.from({ length: counts[index]! }, (_, at) => ({ campaignKey: 7 + (at % 3), publicId: `k${7 + (at % 3)}`, claimant: address('1'), claimedAtUs: (ms + at) * 1000, usdMicros: at + 1, sign: 1 }) satisfies ClaimContribution),
     );
     // Out of time order: sizing does not assume the order claims come in.
     state.apply(claims.reverse());
@@ -193,24 +195,24 @@ describe('ClaimVolumeState', () => {
       sign: 1,
     });
     const early = Array.from({ length: 3000 }, (_, n) => claim(`0x${n.toString(16).padStart(40, '0')}`, T - 6 * DAY, 1));
-    state.apply([...early, claim('0xfeed', T - 6 * DAY, 2), claim('0xfeed', T + 2 * DAY, 3), claim('0xbeef', T + 3 * DAY, 4)]);
+    state.apply([...early, claim(address('feed'), T - 6 * DAY, 2), claim(address('feed'), T + 2 * DAY, 3), claim(address('beef'), T + 3 * DAY, 4)]);
     expect(state.claimantTotals('7d').count).toBe(3002);
     // A day and a bit later the early claims have left the week, and their buckets are dropped.
     state.advanceTo(T + 2 * DAY + 20 * 60_000);
     const totals = state.claimantTotals('7d');
     expect(totals.count).toBe(2);
-    const feed = totals.addresses.indexOf('0xfeed');
+    const feed = totals.keys.keyOf(address('feed'))!;
     expect([totals.claims[feed], totals.usdMicros[feed]]).toEqual([1, 3]);
     state.advanceTo(T + 3 * DAY);
     const later = state.claimantTotals('24h');
-    expect([later.claims[later.addresses.indexOf('0xbeef')], later.usdMicros[later.addresses.indexOf('0xbeef')]]).toEqual([1, 4]);
-    expect(later.claims[later.addresses.indexOf('0xfeed')]).toBe(0);
-    expect(state.claimantTotals('7d').claims[later.addresses.indexOf('0xfeed')]).toBe(1);
+    expect([later.claims[(later.keys.keyOf(address('beef')) ?? -1)], later.usdMicros[(later.keys.keyOf(address('beef')) ?? -1)]]).toEqual([1, 4]);
+    expect(later.claims[(later.keys.keyOf(address('feed')) ?? -1)]).toBe(0);
+    expect(state.claimantTotals('7d').claims[(later.keys.keyOf(address('feed')) ?? -1)]).toBe(1);
   });
 
   it('forgets claims once they are older than the longest window', () => {
     const state = new ClaimVolumeState(T);
-    state.apply([{ campaignKey: 1, publicId: 'a', claimant: '0x1', claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
+    state.apply([{ campaignKey: 1, publicId: 'a', claimant: address('1'), claimedAtUs: T * 1000, usdMicros: 5, sign: 1 }]);
     expect(state.size).toBe(1);
     // Buckets of ten minutes are forgotten whole, once all of theirs is older than a week.
     state.advanceTo(T + 7 * DAY + 20 * 60_000);
@@ -305,7 +307,7 @@ function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowM
       const inWindow = claims.filter(
         (claim) => claim.claimant === claimant && claim.claimedAtUs > (nowMs - CLAIM_WINDOWS[window]) * 1000 && claim.claimedAtUs <= nowMs * 1000,
       );
-      const key = totals.addresses.indexOf(claimant);
+      const key = (totals.keys.keyOf(claimant) ?? -1);
       const actual = key < 0 ? { claims: 0, usdMicros: 0 } : { claims: totals.claims[key], usdMicros: totals.usdMicros[key] };
       expect(actual, `claimant ${claimant}, ${window}`).toEqual({ claims: inWindow.length, usdMicros: inWindow.reduce((sum, claim) => sum + claim.usdMicros, 0) });
     }

@@ -90,7 +90,7 @@ describe('leaderboards', () => {
     let { body, link } = await get(`${path}?${query}&pageSize=37`);
     entries.push(...body.entries);
     while (body.nextCursor !== null) {
-      expect(link).toBe(`<?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(`${query}&pageSize=37`)), cursor: body.nextCursor }).toString()}>; rel="next"`);
+      expect(link).toBe(`<?${new URLSearchParams({ cursor: body.nextCursor, pageSize: '37', ...Object.fromEntries(new URLSearchParams(query)) }).toString()}>; rel="next"`);
       ({ body, link } = await get(`${path}?${query}&pageSize=37&cursor=${body.nextCursor}`));
       entries.push(...body.entries);
     }
