@@ -28,8 +28,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claim feed poll', () => {
       database.db.execute(
         sql.raw(`DO $$ BEGIN
                    FOR t IN 1..${transactions} LOOP
-                     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign)
-                     SELECT ${campaign.key}, '8453:0x' || repeat('ab', 20) || ':' || repeat('7', 70), now(), 1.5, 1 FROM generate_series(1, 4);
+                     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
+                     SELECT ${campaign.key}, '8453:0x' || repeat('ab', 20) || ':' || repeat('7', 70), now(), 1.5, 1, '0x' || repeat('cd', 20)
+                       FROM generate_series(1, 4);
                      COMMIT;
                    END LOOP;
                  END $$`),

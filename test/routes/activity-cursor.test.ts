@@ -8,6 +8,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
+import { expectRefusal } from '../helpers/refusal.js';
 
 /**
  * GET /campaigns/{id}/activity walked by cursor: the claims after the last one a page returned, in
@@ -61,12 +62,7 @@ describe('GET /campaigns/{id}/activity by cursor', () => {
     expectToMatchSchema(body, 'ActivityPage');
     return { body, link: response.headers.link as string | undefined, txs: body.activityEvents.map((event) => event.txHash) };
   };
-  const refused = async (url: string, message: RegExp) => {
-    const response = await app.inject(url);
-    expect(response.statusCode, response.body).toBe(400);
-    expect(Object.keys(response.json())).toEqual(['error']);
-    expect(response.json<{ error: string }>().error).toMatch(message);
-  };
+  const refused = (url: string, message: RegExp) => expectRefusal(app, url, 400, message);
   /** The cursor a Link header names: `<?cursor=…&pageSize=…>; rel="next"`. */
   const linked = (link: string | undefined) => {
     const match = /^<\?([^>]+)>; rel="next"$/.exec(link ?? '');

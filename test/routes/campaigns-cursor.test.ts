@@ -8,6 +8,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
+import { expectRefusal } from '../helpers/refusal.js';
 
 /**
  * GET /campaigns walked by cursor, in both orders: the campaigns after the last one a page returned,
@@ -88,12 +89,7 @@ describe('GET /campaigns by cursor', () => {
     expectToMatchSchema(body, 'CampaignList');
     return { body, link: response.headers.link as string | undefined, ids: body.campaigns.map((campaign) => campaign.id) };
   };
-  const refused = async (query: string, message: RegExp) => {
-    const response = await app.inject(`/campaigns?${query}`);
-    expect(response.statusCode, response.body).toBe(400);
-    expect(Object.keys(response.json())).toEqual(['error']);
-    expect(response.json<{ error: string }>().error).toMatch(message);
-  };
+  const refused = (query: string, message: RegExp) => expectRefusal(app, `/campaigns?${query}`, 400, message);
   /** The query a Link header names: `<?cursor=…&pageSize=…&…>; rel="next"`. */
   const linked = (link: string | undefined) => {
     const match = /^<\?([^>]+)>; rel="next"$/.exec(link ?? '');

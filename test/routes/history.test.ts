@@ -10,6 +10,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertClaim } from '../helpers/factories.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
+import { expectRefusal } from '../helpers/refusal.js';
 
 /**
  * GET /campaigns/{id}/history against a plain SQL aggregation over the claims table, for random
@@ -213,12 +214,7 @@ describe('GET /campaigns/{id}/history', () => {
 
   it('refuses what it cannot answer, saying why', async () => {
     const id = busy[0]!.public_id;
-    const refused = async (url: string, status: number, message: RegExp) => {
-      const response = await app.inject(url);
-      expect(response.statusCode, response.body).toBe(status);
-      expect(Object.keys(response.json())).toEqual(['error']);
-      expect(response.json<{ error: string }>().error).toMatch(message);
-    };
+    const refused = (url: string, status: number, message: RegExp) => expectRefusal(app, url, status, message);
     await refused(`/campaigns/${id}/history?interval=week`, 400, /interval/);
     await refused(`/campaigns/${id}/history?from=yesterday`, 400, /from must be a date/);
     await refused(`/campaigns/${id}/history?from=2026-02-30`, 400, /from is not a date that exists/);

@@ -10,6 +10,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign, insertClaim } from '../helpers/factories.js';
 import { expectToMatchSchema } from '../helpers/schema.js';
+import { expectRefusal } from '../helpers/refusal.js';
 
 /**
  * GET /campaigns/{id}/leaderboard and GET /leaderboard against a plain SQL aggregation over the
@@ -205,12 +206,7 @@ describe('leaderboards', () => {
 
   it('refuses what it cannot answer, saying why', async () => {
     const id = busy[0]!.public_id;
-    const refused = async (url: string, status: number, message: RegExp) => {
-      const response = await app.inject(url);
-      expect(response.statusCode, response.body).toBe(status);
-      expect(Object.keys(response.json())).toEqual(['error']);
-      expect(response.json<{ error: string }>().error).toMatch(message);
-    };
+    const refused = (url: string, status: number, message: RegExp) => expectRefusal(app, url, status, message);
     const { body } = await get(`/campaigns/${id}/leaderboard?pageSize=2`);
     const cursor = body.nextCursor!;
     await refused(`/campaigns/${id}/leaderboard?window=1y`, 400, /window must be one of: 24h, 7d, 30d, all/);
