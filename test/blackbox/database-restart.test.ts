@@ -100,8 +100,8 @@ describe.skipIf(skipReason !== undefined)('black box: the database goes away and
     await Promise.all(workers);
 
     const failures = outcomes.filter((outcome) => outcome.status !== 200);
-    // A request that got no answer at all means the server went away: its own words say why.
-    if (failures.some((outcome) => outcome.status === -1)) console.error(`server output:\n${server.logs().slice(-8000)}`);
+    // A request that got no answer at all, or a 500, is explained by the server's own words.
+    if (failures.some((outcome) => outcome.status === -1 || outcome.status === 500)) console.error(`server output:\n${server.logs().slice(-200000)}`);
     // Nothing hung, nothing but 503 failed.
     expect(failures.filter((outcome) => outcome.status !== 503), JSON.stringify(failures.slice(0, 5))).toEqual([]);
     for (const failure of failures) {
