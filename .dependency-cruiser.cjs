@@ -6,7 +6,7 @@
  *   app      app.ts, startup.ts, demo.ts, demo-live.ts the Fastify app, its start-up work, the demo
  *   http     routes/, plugins/, openapi/, auth/        requests and answers; who may make them
  *   domain   services/, claim-volumes/, events/,       assembly of answers; the claim volumes; the event
- *            indexer/, price-job/                      streams; following the chain and prices
+ *            webhooks/, indexer/, price-job/           streams and webhooks; following the chain and prices
  *   data     repositories/, ingest/, seed/, prices/    reads, the write path, generated data, the price sources
  *   base     db/, schemas/, json/, chain/, config.ts, errors.ts, logger.ts and the other files of src/
  */
@@ -14,7 +14,7 @@ const layers = {
   entry: ['^src/server\\.ts$', '^src/cli/', '^src/docs/'],
   app: ['^src/app\\.ts$', '^src/startup\\.ts$', '^src/demo\\.ts$', '^src/demo-live\\.ts$'],
   http: ['^src/routes/', '^src/plugins/', '^src/openapi/', '^src/auth/'],
-  domain: ['^src/services/', '^src/claim-volumes/', '^src/events/', '^src/indexer/', '^src/price-job/'],
+  domain: ['^src/services/', '^src/claim-volumes/', '^src/events/', '^src/indexer/', '^src/price-job/', '^src/webhooks/'],
   data: ['^src/repositories/', '^src/ingest/', '^src/seed/', '^src/prices/'],
 };
 const order = ['base', 'data', 'domain', 'http', 'app', 'entry'];

@@ -70,7 +70,20 @@ export async function* walkCampaigns(options: ClientOptions, filters: CampaignFi
   } while (cursor !== undefined);
 }
 
-/** One call of each operation, keyed by operationId; each answer is typed by its path. */
+/**
+ * The claim signatures a transaction earns, or why it earns none: `code` is stable
+ * (`not_final`: ask again after Retry-After seconds; `already_claimed`, `not_allowed`, …). Each
+ * signature is the `data` of `BoostCore.claimIncentive(boostId, incentiveId, referrer, data)`.
+ */
+export async function signaturesFor(options: ClientOptions, campaignId: string, txHash: string) {
+  const { api } = createCampaignClients(options);
+  const { data, error, response } = await api.GET('/signatures', { params: { query: { campaignId, txHash } } });
+  if (data) return { signatures: data };
+  const refusal = error && typeof error.error === 'object' ? error.error : undefined;
+  return { status: response.status, code: refusal?.code, message: refusal?.message ?? JSON.stringify(error) };
+}
+
+/** One call of each operation but GET /signatures (it needs a transaction on a chain), keyed by operationId; each answer is typed by its path. */
 export async function callEveryOperation(options: ClientOptions) {
   const { api, staging } = createCampaignClients(options);
 

@@ -49,6 +49,11 @@ import { registryRoutes } from './routes/registry.js';
 import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { historyRoutes } from './routes/history.js';
+import { signatureRoutes } from './routes/signatures.js';
+import { registerWebhookMetrics, webhooksLifecycle } from './plugins/webhooks.js';
+import { createWebhookDeliveryRepository } from './repositories/webhooks.repository.js';
+import { createWebhookDeliverer, type WebhookDeliverer } from './webhooks/deliverer.js';
+import { type ClaimSignatures, createClaimSignatures } from './services/claim-signatures.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { createEntryCache, type EntryCache } from './services/entry-cache.js';
@@ -87,6 +92,10 @@ export interface AppDependencies {
   indexedBlocks?: IndexedBlocks;
   /** What reads the event log for GET /events (default: one reading the read database every EVENTS_POLL_MS). */
   eventFeed?: EventFeed;
+  /** GET /signatures' checks and keys (default: from SIGNER_PRIVATE_KEY or SIGNER_KEY_FILE and CHAIN_RPC_URLS). */
+  claimSignatures?: ClaimSignatures;
+  /** Delivers the event log to the webhook endpoints (default: from the WEBHOOK_* settings; none without WEBHOOK_SECRET_KEY). */
+  webhookDeliverer?: WebhookDeliverer | null;
 }
 
 /**
@@ -95,7 +104,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks, eventFeed }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks, eventFeed, claimSignatures, webhookDeliverer }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -196,6 +205,15 @@ export async function buildApp(
     registerClaimWindowsMetrics(app.metricsRegistry, app.claimWindows);
     registerEventStreamMetrics(app.metricsRegistry, app.eventStreams, app.eventFeed);
   }
+  const webhookDelivery = createWebhookDeliveryRepository(database.db);
+  const deliverer =
+    webhookDeliverer === undefined
+      ? createWebhookDeliverer(config, { repository: webhookDelivery, logger, isReady: () => startup.pending() === undefined })
+      : webhookDeliverer;
+  if (deliverer) {
+    await app.register(webhooksLifecycle, { deliverer });
+    if (app.metricsRegistry) registerWebhookMetrics(app.metricsRegistry, deliverer, webhookDelivery);
+  }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
   // against the budget and carry its headers.
   if (config.RATE_LIMIT_MAX > 0) {
@@ -251,6 +269,11 @@ export async function buildApp(
     await api.register(leaderboardRoutes);
     await api.register(stagingRoutes);
     await api.register(eventRoutes);
+    await api.register(signatureRoutes, {
+      signatures: claimSignatures ?? createClaimSignatures(config, { repository: app.repositories.signatures, write: database.db, clock, logger }),
+      rateLimitMax: config.SIGNATURE_RATE_LIMIT_MAX,
+      rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
+    });
   });
 
   return app;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseChainlinkFeeds } from './chain/chainlink-feeds.js';
+import { loadSignerKeys } from './chain/claim-signers.js';
 import { parseTargets } from './chain/targets.js';
 
 /**
@@ -320,6 +321,73 @@ export const ConfigSchema = Type.Object({
     description:
       'Readiness of the indexer: every chain\'s lag (its head\'s time less its last indexed block\'s, plus the time since that head was read, so that it grows while the RPC cannot be read) is at most this many seconds',
   }),
+  SIGNER_PRIVATE_KEY: Type.Optional(
+    Type.String({
+      description:
+        'GET /signatures: the private keys that sign claims, comma-separated 0x-prefixed 32-byte hex; a campaign is signed for by the first key its validator trusts (signers(address)), so a new key is added before the validators trust it and the old one removed after. Never logged. Unset with no SIGNER_KEY_FILE: GET /signatures answers 503',
+    }),
+  ),
+  SIGNER_KEY_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'A file holding the signing keys instead of SIGNER_PRIVATE_KEY (a container secret): one key a line, # comments allowed',
+    }),
+  ),
+  SIGNATURE_CONFIRMATIONS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 5,
+    description:
+      'GET /signatures: blocks a transaction must be below the head of its chain before it is signed for. A signature cannot be taken back if a reorganisation later drops its transaction',
+  }),
+  SIGNATURE_CALLER_AMOUNTS: Type.Boolean({
+    default: false,
+    description:
+      'GET /signatures: whether a caller may choose the amount of an ERC20VariableIncentive in claimData (up to what the incentive has left); off = such incentives are not signed for',
+  }),
+  SIGNATURE_RATE_LIMIT_MAX: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 60,
+    description: 'GET /signatures: requests per client IP per RATE_LIMIT_WINDOW_MS for this operation alone (each one reads the chain); 0 = the general RATE_LIMIT_MAX. No limit at all while RATE_LIMIT_MAX is 0',
+  }),
+  SIGNATURE_RPC_TIMEOUT_MS: milliseconds(5_000, 'GET /signatures: time one JSON-RPC request may take; beyond it the answer is a 503'),
+  WEBHOOKS_ENABLED: Type.Boolean({
+    default: true,
+    description: 'Whether this process delivers webhooks to the endpoints registered with npm run webhooks (several replicas share the work)',
+  }),
+  WEBHOOK_SECRET_KEY: Type.Optional(
+    Type.String({
+      description:
+        'The key that seals the webhook endpoints\' signing secrets in the database (32 bytes, base64: openssl rand -base64 32), so that a dump alone does not give them away. Needed to add an endpoint and to deliver. Never logged',
+    }),
+  ),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description: 'Whether webhook URLs may resolve to loopback, private, link-local or other non-public addresses (tests, internal networks)',
+  }),
+  WEBHOOK_TIMEOUT_MS: milliseconds(15_000, 'Time one webhook delivery may take before it counts as failed and is retried'),
+  WEBHOOK_POLL_MS: milliseconds(200, 'How often the webhook deliverer looks for endpoints with events to deliver'),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 32,
+    description: 'Endpoints one process delivers to at once (each endpoint gets its events one at a time, in commit order)',
+  }),
+  WEBHOOK_DISABLE_AFTER: Type.Integer({
+    minimum: 60,
+    maximum: 2_592_000,
+    default: 432_000,
+    description:
+      'Seconds an endpoint may fail every attempt before it is disabled (logged, counted in webhook_endpoints_disabled); npm run webhooks -- enable resumes it where it stopped',
+  }),
+  WEBHOOK_MAX_RETENTION: Type.Integer({
+    minimum: 900,
+    maximum: 2_592_000,
+    default: 259_200,
+    description:
+      'Seconds events are kept for an enabled endpoint that has not had them yet; past it the endpoint gets a refetch message and goes on from the oldest event kept',
+  }),
   INDEXER_RPC_TIMEOUT_MS: milliseconds(10_000, 'Time one JSON-RPC request of the indexer may take before it is retried'),
   INDEXER_METRICS_PORT: Type.Integer({
     minimum: 0,
@@ -415,12 +483,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, { ...raw, ...Object.fromEntries(notWhole.map(([key]) => [key, NaN])) }));
   // One problem per variable: a value can break several rules of its schema, which then says what it allows.
   const problems = [...new Map([...Value.Errors(ConfigSchema, converted)].map((error) => [error.path, error])).values()].map(
-    (error) => `${error.path.slice(1) || 'config'}: ${describeProblem(error.schema, error.message)} (got ${JSON.stringify(raw[error.path.slice(1)] ?? null)})`,
+    (error) => `${error.path.slice(1) || 'config'}: ${describeProblem(error.schema, error.message)} (got ${shown(error.path.slice(1), raw[error.path.slice(1)])})`,
   );
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
   const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
-  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems, ...priceSourceProblems(settings));
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems, ...priceSourceProblems(settings), ...loadSignerKeys(settings).problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;
@@ -498,6 +566,11 @@ function isProxyAddress(entry: string): boolean {
   if (prefix === undefined) return true;
   return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
+
+/** Settings whose values are secrets: a problem names the variable, never its value. */
+const SECRET_SETTINGS = new Set(['SIGNER_PRIVATE_KEY', 'WEBHOOK_SECRET_KEY']);
+
+const shown = (key: string, value: string | undefined) => (SECRET_SETTINGS.has(key) ? '[redacted]' : JSON.stringify(value ?? null));
 
 /** The URL patterns of the schema, in words. */
 const URL_PATTERNS: Record<string, string> = {

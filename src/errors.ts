@@ -1,5 +1,7 @@
 /**
- * The service's error type and its one wire shape, `{ "error": "..." }`.
+ * The service's error type and its wire shapes: `{ "error": "..." }`, and for a refusal that a
+ * client acts on by its reason, `{ "error": { "message": "...", "code": "..." } }` (the public API's
+ * second envelope; GET /signatures uses it).
  *
  * Routes and repositories throw `HttpError` (or let anything else escape); the error handler
  * plugin is the only place that turns an error into a response.
@@ -9,6 +11,8 @@ export class HttpError extends Error {
     readonly statusCode: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** A stable, documented reason: the answer then uses the coded envelope. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -28,7 +32,7 @@ export const serviceUnavailable = (message = 'service temporarily unavailable, r
   new HttpError(503, message, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
 export interface ErrorEnvelope {
-  error: string;
+  error: string | { message: string; code: string };
 }
 
-export const envelope = (message: string): ErrorEnvelope => ({ error: message });
+export const envelope = (message: string, code?: string): ErrorEnvelope => ({ error: code === undefined ? message : { message, code } });

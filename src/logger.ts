@@ -84,7 +84,7 @@ export class RequestLogController extends LogController {
 /** Fields a terminal does not show: one process and host; a request's own fields are in its one line. */
 const NOT_ON_A_TERMINAL = 'pid,hostname,reqId,req,res,responseTime';
 
-/** On a terminal, a request's completion is one line: `GET /campaigns?pageSize=5 200 3.2 ms`. */
+/** On a terminal, a request's completion is one line: method, URL, status and time taken. */
 export function terminalMessage(log: Record<string, unknown>, messageKey: string): string {
   const req = log.req as { method?: unknown; url?: unknown } | undefined;
   const res = log.res as { statusCode?: unknown } | undefined;

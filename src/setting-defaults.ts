@@ -7,7 +7,7 @@ import { ConfigSchema } from './config.js';
  */
 type Setting = keyof typeof ConfigSchema.properties;
 
-/** `20`, `5,000`, or for a duration in milliseconds `15 s`, `1 min`, `250 ms`. */
+/** A count with thousands separators, or for a duration in milliseconds whole minutes, whole seconds or milliseconds, with the unit. */
 export function settingDefault(name: Setting): string {
   const value: unknown = (ConfigSchema.properties[name] as { default?: unknown }).default;
   if (typeof value !== 'number') throw new Error(`${name} has no numeric default to document`);

@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
+import { loadSignerKeys } from '../src/chain/claim-signers.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
@@ -176,5 +181,38 @@ describe('loadConfig', () => {
     expect(loadConfig({ COMPRESSION_ENABLED: 'false', COMPRESSION_MIN_BYTES: '1' })).toMatchObject({ COMPRESSION_ENABLED: false, COMPRESSION_MIN_BYTES: 1 });
     expect(() => loadConfig({ COMPRESSION_MIN_BYTES: '0' })).toThrow(/COMPRESSION_MIN_BYTES: must be a whole number from 1 to/);
     expect(() => loadConfig({ COMPRESSION_ENABLED: 'off' })).toThrow(/COMPRESSION_ENABLED: must be true or false/);
+  });
+
+  it('takes signing keys from SIGNER_PRIVATE_KEY or a key file, and never shows a key in a problem', () => {
+    const key = `0x${'11'.repeat(32)}` as const;
+    const other = `0x${'22'.repeat(32)}` as const;
+    expect(loadConfig({ SIGNER_PRIVATE_KEY: `${key}, ${other}` }).SIGNER_PRIVATE_KEY).toBe(`${key}, ${other}`);
+    const directory = mkdtempSync(join(tmpdir(), 'signer-keys-'));
+    const file = join(directory, 'keys');
+    writeFileSync(file, `# rotation: the new key first\n${other}\n\n${key} # the old one\n`);
+    expect(loadSignerKeys({ SIGNER_KEY_FILE: file }).signers.map((signer) => signer.address)).toEqual([
+      privateKeyToAccount(other).address,
+      privateKeyToAccount(key).address,
+    ]);
+    const halfPasted = `0x${'ab'.repeat(31)}`;
+    for (const [env, problem] of [
+      [{ SIGNER_PRIVATE_KEY: `${key},${halfPasted}` }, 'SIGNER_PRIVATE_KEY: key 2 is not a 0x-prefixed 32-byte hex private key'],
+      [{ SIGNER_PRIVATE_KEY: `${key},${key}` }, 'SIGNER_PRIVATE_KEY: a key is given twice'],
+      [{ SIGNER_PRIVATE_KEY: `0x${'0'.repeat(64)}` }, 'SIGNER_PRIVATE_KEY: key 1 is not a valid secp256k1 private key'],
+      [{ SIGNER_PRIVATE_KEY: key, SIGNER_KEY_FILE: file }, 'SIGNER_PRIVATE_KEY and SIGNER_KEY_FILE are both set; give the keys one way'],
+      [{ SIGNER_KEY_FILE: join(directory, 'missing') }, `SIGNER_KEY_FILE: cannot read ${join(directory, 'missing')} (ENOENT)`],
+    ] as const) {
+      let error: unknown;
+      try {
+        loadConfig(env);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toContain(problem);
+      expect((error as ConfigError).message).not.toContain(halfPasted.slice(2));
+      expect((error as ConfigError).message).not.toContain(key.slice(2));
+    }
+    rmSync(directory, { recursive: true });
   });
 });

@@ -61,9 +61,9 @@ export function loadInWorker(connection: WorkerConnection): ClaimLoader {
 
 const ABANDONED = 'claim load abandoned';
 
-/** The worker's error as an Error again, with the SQLSTATE or system code the error handler classifies by. */
-function toError({ name, message, code }: LoadFailure): Error {
-  const error = new Error(message) as Error & { code?: string };
+/** The worker's error as an Error again, with the SQLSTATE or system code the error handler classifies by, causes included. */
+function toError({ name, message, code, cause }: LoadFailure): Error {
+  const error = new Error(message, cause && { cause: toError(cause) }) as Error & { code?: string };
   error.name = name;
   if (code !== undefined) error.code = code;
   return error;

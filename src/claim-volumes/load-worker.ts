@@ -34,11 +34,25 @@ export interface TransferredChunk {
   perMinute?: { starts_us: Float64Array<ArrayBuffer>; counts: Int32Array<ArrayBuffer>; campaigns: number };
 }
 
-/** A failure as the worker reports it: what the error handler classifies errors by. */
+/**
+ * A failure as the worker reports it: what the error handler classifies errors by, down the cause
+ * chain (Drizzle wraps the driver's error, whose code or message says the database went away).
+ */
 export interface LoadFailure {
   name: string;
   message: string;
   code?: string;
+  cause?: LoadFailure;
+}
+
+function toFailure(error: unknown, depth = 0): LoadFailure {
+  const { name, message, code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
+  return {
+    name: typeof name === 'string' ? name : 'Error',
+    message: typeof message === 'string' ? message : String(error),
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(cause !== undefined && depth < 4 ? { cause: toFailure(cause, depth + 1) } : {}),
+  };
 }
 
 export type WorkerMessage = { chunk: TransferredChunk } | { done: { position: { snapshot: string; atMs: number }; version: string } } | { error: LoadFailure };
@@ -92,14 +106,7 @@ try {
   await taken;
   port.postMessage({ done } satisfies WorkerMessage);
 } catch (error) {
-  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
-  port.postMessage({
-    error: {
-      name: typeof name === 'string' ? name : 'Error',
-      message: typeof message === 'string' ? message : String(error),
-      ...(typeof code === 'string' ? { code } : {}),
-    },
-  } satisfies WorkerMessage);
+  port.postMessage({ error: toFailure(error) } satisfies WorkerMessage);
 } finally {
   await pool.end().catch(() => undefined);
 }

@@ -611,6 +611,48 @@ export const claims = pgTable(
   ],
 );
 
+/**
+ * A campaign's payments by UTC hour and incentive, kept by the claims' trigger `claims_history` in
+ * the writing transaction (so a campaign's history reads hours, not claims): `rows` counts its
+ * claims and raffle draws (the row goes when it reaches 0), `claims` the claims alone; `amount` and
+ * `usd` sum both, as the incentives' totals do. A revaluation moves `usd`, a removed claim leaves.
+ * No foreign key: a campaign's claims leave through the same trigger, which removes emptied rows.
+ */
+export const claimHours = pgTable(
+  'claim_hours',
+  {
+    campaignKey: integer('campaign_key').notNull(),
+    hour: timestamptz('hour').notNull(),
+    incentivePosition: smallint('incentive_position').notNull(),
+    rows: integer('rows').notNull(),
+    claims: integer('claims').notNull(),
+    amount: numeric('amount').notNull(),
+    usd: numeric('usd').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.campaignKey, table.hour, table.incentivePosition] })],
+);
+
+/**
+ * A campaign's claimants by UTC hour and by UTC day (`unit`), kept by `claims_history` like
+ * `claim_hours`: distinct addresses that claimed in the bucket, and those whose first claim of the
+ * campaign is in it (raffle draws are not claims). A row goes when both reach 0.
+ */
+export const claimantBuckets = pgTable(
+  'claimant_buckets',
+  {
+    campaignKey: integer('campaign_key').notNull(),
+    /** `hour` or `day`. */
+    unit: text('unit').notNull(),
+    start: timestamptz('start').notNull(),
+    claimants: integer('claimants').notNull(),
+    newClaimants: integer('new_claimants').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.campaignKey, table.unit, table.start] }),
+    check('claimant_buckets_unit', sql`${table.unit} IN ('hour', 'day')`),
+  ],
+);
+
 export const claimSignatures = pgTable(
   'claim_signatures',
   {
@@ -623,6 +665,8 @@ export const claimSignatures = pgTable(
     signature: text('signature').notNull(),
     referrer: text('referrer').notNull(),
     used: boolean('used').notNull().default(false),
+    /** The transaction GET /signatures signed for (null for a signature an import wrote): the same request gets the same answer. */
+    txHash: text('tx_hash'),
   },
   (table) => [
     // The natural key: a validator signs one payload once.
@@ -630,8 +674,10 @@ export const claimSignatures = pgTable(
     index('claim_signatures_claimant_idx').on(table.claimant, table.campaignKey),
     // An address's unused signatures, newest first (GET /signatures/claimable/{address}, /reward-kit).
     index('claim_signatures_unused_idx').on(table.claimant, table.id.desc()).where(sql`NOT used`),
+    index('claim_signatures_tx_idx').on(table.campaignKey, table.txHash).where(sql`tx_hash IS NOT NULL`),
     check('claim_signatures_claimant_format', isAddress('claimant')),
     check('claim_signatures_referrer_format', isAddress('referrer')),
+    check('claim_signatures_tx_hash_format', sql.raw(`tx_hash IS NULL OR (length(tx_hash) = 66 AND tx_hash ~ '^0x[0-9a-f]*$')`)),
   ],
 );
 
@@ -847,8 +893,73 @@ export const eventRetention = pgTable(
     id: smallint('id').primaryKey().default(1),
     prunedThrough: bigint('pruned_through', { mode: 'number' }).notNull().default(0),
     prunedAt: timestamptz('pruned_at').notNull().defaultNow(),
+    /**
+     * How long events wait for an enabled webhook endpoint that has not had them (WEBHOOK_MAX_RETENTION,
+     * written by the server at start); 0 = not at all.
+     */
+    webhookRetentionSeconds: integer('webhook_retention_seconds').notNull().default(0),
   },
   () => [check('event_retention_single_row', sql`id = 1`)],
+);
+
+/**
+ * The operator's webhook endpoints (npm run webhooks) and where each stands in the event log. An
+ * endpoint gets the events after (cursor_seq, cursor_id) that its filters take, one at a time in
+ * commit order; a deliverer leases it (lease_owner, lease_until) so that one process at a time sends
+ * its events, and moves the cursor past each event its receiver accepted. `secret` and
+ * `previous_secret` are sealed with WEBHOOK_SECRET_KEY; the previous one also signs until
+ * `previous_secret_until`, while receivers move to the new one.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    url: text('url').notNull(),
+    description: text('description'),
+    types: text('types').array(),
+    chainIds: integer('chain_ids').array(),
+    campaignIds: text('campaign_ids').array(),
+    claimant: text('claimant'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: timestamptz('previous_secret_until'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    disabledAt: timestamptz('disabled_at'),
+    cursorSeq: bigint('cursor_seq', { mode: 'number' }).notNull(),
+    cursorId: bigint('cursor_id', { mode: 'number' }).notNull(),
+    /** When the first of the failures since the last delivery was; NULL while deliveries succeed. */
+    failingSince: timestamptz('failing_since'),
+    /** Failed attempts at the event the cursor is before. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamptz('next_attempt_at').notNull().defaultNow(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamptz('lease_until'),
+    lastDeliveredAt: timestamptz('last_delivered_at'),
+    lastDeliveredId: text('last_delivered_id'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    index('webhook_endpoints_due_idx').on(table.nextAttemptAt).where(sql`${table.enabled}`),
+    check('webhook_endpoints_claimant_format', sql`claimant IS NULL OR claimant ~ '^0x[0-9a-f]{40}$'`),
+  ],
+);
+
+/** Failed delivery attempts, newest kept a week: what npm run webhooks -- attempts lists. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    endpointId: integer('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    attemptedAt: timestamptz('attempted_at').notNull().defaultNow(),
+    status: integer('status'),
+    error: text('error').notNull(),
+    nextAttemptAt: timestamptz('next_attempt_at'),
+  },
+  (table) => [index('webhook_attempts_endpoint_idx').on(table.endpointId, table.attemptedAt)],
 );
 
 /**

@@ -3,8 +3,9 @@ import type { Hex } from 'viem';
 import { getLogsSplitting, TOPICS } from '../chain/logs.js';
 import type { AllowListEditSource } from '../chain/allow-list-calls.js';
 import type { Rpc } from '../chain/rpc.js';
-import type { DatabaseHandle } from '../db/client.js';
+import type { BulkSession, DatabaseHandle } from '../db/client.js';
 import { writeRecords } from '../ingest/direct.js';
+import { markSignaturesUsed, signaturesOfRemovedClaims } from '../ingest/issued-signatures.js';
 import type { IngestRecord } from '../ingest/records.js';
 import { buildBatch } from './batch.js';
 import { noneSkipped, type SkippedCounts } from './batch-state.js';
@@ -161,7 +162,10 @@ export class CoreIndexer {
       tokensFromChain: true,
       // An import that changed what the records were built from rolls this back (StaleBasisError).
       beforeMerge: (session) => confirmBasis(session, this.id, batch.basis),
-      beforeCommit: (session) => writeState(session, this.id, state),
+      beforeCommit: async (session) => {
+        await markSignaturesUsed(session, batch.records.filter((record) => record.kind === 'claim'));
+        await writeState(session, this.id, state);
+      },
     });
     this.checkpoint = checkpoint;
     const writeMs = performance.now() - built;
@@ -290,7 +294,18 @@ export class CoreIndexer {
     }
     const undo = await rollbackRecords(rpc, database, this.id, fork.blockNumber, safe > fork.blockNumber ? safe : fork.blockNumber);
     const rewound = fork;
-    await writeRecords(database, undo, { invalid, beforeCommit: (session) => rewindState(session, this.id, rewound) });
+    const removedClaims = undo.filter((record): record is Extract<IngestRecord, { kind: 'claim'; deleted: true }> => record.kind === 'claim' && 'deleted' in record);
+    let releaseSignatures: (session: BulkSession) => Promise<void> = async () => undefined;
+    await writeRecords(database, undo, {
+      invalid,
+      beforeMerge: async (session) => {
+        releaseSignatures = await signaturesOfRemovedClaims(session, removedClaims);
+      },
+      beforeCommit: async (session) => {
+        await releaseSignatures(session);
+        await rewindState(session, this.id, rewound);
+      },
+    });
     this.log.warn(
       { chainId: this.id.chainId, core: this.id.core, from: checkpoint.blockNumber.toString(), fork: fork.blockNumber.toString(), undone: undo.length },
       'chain reorganisation: orphaned blocks undone',

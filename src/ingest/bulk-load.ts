@@ -76,7 +76,7 @@ export async function writeDataset(
       // The planner must see the loaded tables' real sizes before the set-based refresh.
       await session.query(sql`ANALYZE`);
       // Still deferred: the totals' own update must not set off a refresh of its own.
-      await session.query(sql`SELECT recompute_incentive_totals()`);
+      await session.query(sql`SELECT recompute_incentive_totals(), recompute_claim_history()`);
       await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
       await session.query(sql`SELECT refresh_campaigns(NULL), bump_campaign_set_version()`);
     });

@@ -164,7 +164,7 @@ async function checkDuplicates(session: BulkSession): Promise<void> {
 async function deriveAll(session: BulkSession, changed: boolean): Promise<void> {
   await session.query(sql`ANALYZE campaigns, incentives, claims, action_steps, allow_lists, allow_list_addresses, tokens`);
   // Still deferred: the totals' own update must not set off a refresh of its own.
-  await session.query(sql`SELECT recompute_incentive_totals()`);
+  await session.query(sql`SELECT recompute_incentive_totals(), recompute_claim_history()`);
   await session.query(sql`SELECT set_config('campaign_service.defer_refresh', 'off', true)`);
   await session.query(sql`SELECT refresh_campaigns(NULL)`);
   if (changed) await session.query(sql`SELECT bump_campaign_set_version()`);

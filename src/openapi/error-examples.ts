@@ -60,12 +60,20 @@ export const BAD_REQUEST_EXAMPLES: Record<string, RequestExample> = {
   getLeaderboard: { request: '/leaderboard?by=volume', error: 'by must be one of: usd, claims' },
   listAccessLists: { request: '/campaigns/accesslists?order=UP', error: 'order must be one of: ASC, DESC' },
   getUserProfile: { request: '/users/profile?verbose=1', error: "unknown query parameter 'verbose'" },
-  streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed' },
+  streamEvents: { request: '/events?type=claim.made', error: 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed, signature.issued' },
+  getSignatures: {
+    request: `/signatures?campaignId=${DEMO_EXAMPLES.campaignId}&txHash=0x12`,
+    error: 'txHash must be a transaction hash: 0x followed by 64 hexadecimal characters',
+  },
 };
 
 /** Where an operation's own refusal differs from the status's usual message. */
 const OPERATION_STATUS_EXAMPLES: Record<string, Record<string, string>> = {
   streamEvents: { 429: 'this client IP has 20 event streams open already, the most allowed' },
+  getSignatures: {
+    410: `campaign ${UNKNOWN_CAMPAIGN} is not active`,
+    429: 'rate limit of GET /signatures exceeded: at most 60 requests per 60 s; retry in 42 seconds',
+  },
 };
 
 export const NOT_FOUND_EXAMPLES: Record<string, RequestExample> = {
@@ -74,6 +82,7 @@ export const NOT_FOUND_EXAMPLES: Record<string, RequestExample> = {
   getCampaignHistory: { request: `/campaigns/${UNKNOWN_CAMPAIGN}/history`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getCampaignLeaderboard: { request: `/campaigns/${UNKNOWN_CAMPAIGN}/leaderboard`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getRewardKitReward: { request: `/reward-kit/campaigns/${UNKNOWN_CAMPAIGN}`, error: `reward ${UNKNOWN_CAMPAIGN} not found` },
+  getSignatures: { request: `/signatures?campaignId=${UNKNOWN_CAMPAIGN}&txHash=0x${'3f'.repeat(32)}`, error: `campaign ${UNKNOWN_CAMPAIGN} not found` },
   getActionTemplate: {
     request: '/action-templates/00000000-0000-4000-8000-000000000000',
     error: 'action template 00000000-0000-4000-8000-000000000000 not found',

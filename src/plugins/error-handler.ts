@@ -12,6 +12,7 @@ interface Classified {
   statusCode: number;
   message: string;
   headers: Record<string, string>;
+  code?: string;
 }
 
 const RETRY_LATER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
@@ -30,7 +31,7 @@ export function isRetryableConflict(error: unknown): boolean {
 }
 
 export function classifyError(error: FastifyError | Error): Classified {
-  if (error instanceof HttpError) return { statusCode: error.statusCode, message: error.message, headers: error.headers };
+  if (error instanceof HttpError) return { statusCode: error.statusCode, message: error.message, headers: error.headers, code: error.code };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return { statusCode: 400, message: error.message, headers: {} };
 
@@ -58,13 +59,13 @@ export function classifyError(error: FastifyError | Error): Classified {
 }
 
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const { statusCode, message, headers } = classifyError(error);
+  const { statusCode, message, headers, code } = classifyError(error);
   // A 5xx the service chose to answer (starting, shutting down, replica behind) is a state it is
   // in, not a fault: a warning without a stack, or every readiness probe of a deploy logs an error.
   if (statusCode >= 500 && !(error instanceof HttpError)) request.log.error({ err: error, statusCode }, 'request failed');
   else if (statusCode >= 500) request.log.warn({ statusCode, reason: message }, 'request refused');
-  else request.log.info({ statusCode, reason: message }, 'request rejected');
-  return reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(envelope(message));
+  else request.log.info({ statusCode, reason: message, code }, 'request rejected');
+  return reply.code(statusCode).headers(headers).type('application/json; charset=utf-8').send(envelope(message, code));
 }
 
 export const errorHandler = fp(

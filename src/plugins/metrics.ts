@@ -187,7 +187,7 @@ function lookupCounter(registry: Registry, name: string, help: string, lookups: 
  * A counter of events a component counts itself, one series per key of what `read` returns (the
  * label's values), brought up to date when scraped.
  */
-function countedByLabel<Key extends string>(
+export function countedByLabel<Key extends string>(
   registry: Registry,
   name: string,
   help: string,

@@ -14,6 +14,7 @@ import { createProfileRepository } from './profile.repository.js';
 import { createRegistryRepository } from './registry.repository.js';
 import { createReplicationRepository } from './replication.repository.js';
 import { createRewardKitRepository } from './reward-kit.repository.js';
+import { createSignaturesRepository } from './signatures.repository.js';
 import { createTrendingRepository } from './trending.repository.js';
 
 /**
@@ -38,6 +39,7 @@ export function createRepositories(primary: Database, read: Database = primary) 
     indexedBlocks: createIndexedBlocksRepository(read),
     leaderboards: createLeaderboardRepository(read),
     profiles: createProfileRepository(read),
+    signatures: createSignaturesRepository(read),
     registry: createRegistryRepository(read),
     replication: createReplicationRepository(read),
     rewardKit: createRewardKitRepository(read),

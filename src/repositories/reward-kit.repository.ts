@@ -3,6 +3,7 @@ import { type Database, queryRows } from '../db/client.js';
 import { limitOffset } from './paging.js';
 import type { PageRequest } from '../schemas/common.js';
 import { isActiveAt, onlyWhitelistFilter, whereClause } from './campaign-filters.js';
+import { mayAccess } from './claimant-access.js';
 import { type EntryVersionRow, entryFilterConditions, type TrendingFilters } from './trending.repository.js';
 
 export type RewardStatus = 'active' | 'claimed' | 'claimable';
@@ -159,18 +160,6 @@ async function profileInOneCall(db: Database, claimant: string, whitelistedOnly:
   }
   return profile;
 }
-
-/**
- * `claimant` may claim under the campaign's allow list: none or open, listed
- * on an allow list, not listed on a deny list, or a member of the off-chain access list.
- */
-const mayAccess = (claimant: string) => sql`(c.allow_list_id IS NULL OR EXISTS (
-  SELECT 1 FROM allow_lists AS a WHERE a.id = c.allow_list_id AND CASE a.type
-    WHEN 'OpenAllowList' THEN true
-    WHEN 'SimpleAllowList' THEN EXISTS (SELECT 1 FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id AND x.address = ${claimant})
-    WHEN 'SimpleDenyList' THEN NOT EXISTS (SELECT 1 FROM allow_list_addresses AS x WHERE x.allow_list_id = a.id AND x.address = ${claimant})
-    ELSE EXISTS (SELECT 1 FROM access_list_members AS m WHERE m.access_list_id = a.access_list_id AND m.address = ${claimant})
-  END))`;
 
 /** The claimant's claimed campaigns with their latest claim, from its own claims only (claims_claimant_campaign_idx). */
 const claimedBy = (claimant: string) =>

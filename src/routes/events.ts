@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { badRequest, HttpError, RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors.js';
 import { type EventFilter, openingFrame, parseEventId } from '../events/index.js';
-import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent, TrendingEvent } from '../schemas/events.js';
+import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, EventsQuery, RefetchEvent, SignatureIssuedEvent, TrendingEvent } from '../schemas/events.js';
 import { ref } from '../schemas/typebox.js';
 import { settingDefault } from '../setting-defaults.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
@@ -19,7 +19,7 @@ data: <JSON>
 Types and their data: \`claim.written\` and \`claim.removed\` (ClaimEvent), \`draw.written\` and
 \`draw.removed\` (ClaimEvent: a RAFFLE's draw, its payout to the winner; not a claim), \`campaign.created\` and
 \`campaign.changed\` (CampaignEvent), \`campaign.removed\` (CampaignRemovedEvent), \`trending.changed\` (TrendingEvent),
-\`refetch\` (RefetchEvent).
+\`signature.issued\` (SignatureIssuedEvent), \`refetch\` (RefetchEvent).
 Ids order the events in the order their writes committed, the same on every replica; a client that
 reconnects with \`Last-Event-ID\` (EventSource does it by itself) gets exactly the events it missed,
 within the retention of 15 minutes; older, one \`refetch\` event, then the stream goes on from now.
@@ -68,7 +68,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: {
             description: STREAM_DESCRIPTION,
-            content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(CampaignEvent), ref(CampaignRemovedEvent), ref(TrendingEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
+            content: { 'text/event-stream': { schema: Type.Union([ref(ClaimEvent), ref(CampaignEvent), ref(CampaignRemovedEvent), ref(TrendingEvent), ref(SignatureIssuedEvent), ref(RefetchEvent)]), example: STREAM_EXAMPLE } },
           },
           400: PUBLIC_ERROR_RESPONSES[400],
           429: {

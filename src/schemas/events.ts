@@ -4,7 +4,7 @@ import { settingDefault } from '../setting-defaults.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
 /** The event types a stream can ask for (`type=`); `refetch` goes to every stream. */
-export const EVENT_TYPES = ['claim.written', 'claim.removed', 'draw.written', 'draw.removed', 'campaign.created', 'campaign.changed', 'campaign.removed', 'trending.changed'] as const;
+export const EVENT_TYPES = ['claim.written', 'claim.removed', 'draw.written', 'draw.removed', 'campaign.created', 'campaign.changed', 'campaign.removed', 'trending.changed', 'signature.issued'] as const;
 
 export const ClaimEvent = Type.Object(
   {
@@ -79,6 +79,23 @@ export const TrendingEvent = Type.Object(
       `${settingDefault('EVENTS_TRENDING_MS')} per period by default (\`EVENTS_TRENDING_MS\`). Derived` +
       ' by each server from its claim volumes: its id follows the last event it reflects, and a stream that ' +
       'resumes gets the tops its server sent since. Filters by campaign, claimant or chain leave it out',
+  },
+);
+
+export const SignatureIssuedEvent = Type.Object(
+  {
+    campaignId: ref(CampaignId),
+    chainId: ChainId,
+    claimant: ref(Address),
+    incentiveId: Type.Integer({ minimum: 0, description: "The incentive's position in the campaign" }),
+    signature: Type.String({ description: "What BoostCore.claimIncentive takes as `data` (GET /signatures)" }),
+    referrer: ref(Address),
+    txHash: Nullable(Type.String({ pattern: '^0x[0-9a-f]{64}$' }), { description: 'The transaction it was issued for; null for an imported signature' }),
+  },
+  {
+    $id: 'SignatureIssuedEvent',
+    additionalProperties: false,
+    description: 'Data of `signature.issued`: a claim signature stored, issued by GET /signatures or imported; the claimant can claim with it',
   },
 );
 

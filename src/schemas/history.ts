@@ -11,7 +11,7 @@ export type HistoryInterval = (typeof HISTORY_INTERVALS)[number];
 export const MAX_HISTORY_BUCKETS = 1000;
 /** Buckets when `from` is left out: the last 30 (hours or days), the one holding `to` included. */
 export const DEFAULT_HISTORY_BUCKETS = 30;
-/** The burn rate behind the projection: what was paid in the last 7 days. */
+/** The burn rate behind the projection: what was paid in the 7 days of whole UTC hours before the current hour. */
 export const BURN_WINDOW_DAYS = 7;
 
 const Instant = (description: string) =>
@@ -69,7 +69,7 @@ const TokenProjection = Type.Object(
   {
     token: ref(Address),
     left: Type.Unsafe<string>({ ...ref(BigIntString), description: 'Budget left now, in base units' }),
-    paidPerDay: Type.Unsafe<string>({ ...ref(BigIntString), description: `Average paid per day over the last ${BURN_WINDOW_DAYS} days, in base units, rounded down` }),
+    paidPerDay: Type.Unsafe<string>({ ...ref(BigIntString), description: `Average paid per day over the ${BURN_WINDOW_DAYS * 24} whole UTC hours before the current hour, in base units, rounded down` }),
     exhaustsAt: Nullable(DateTime, { description: 'When the budget runs out at that rate; null when nothing was paid (or nothing is left)' }),
   },
   { additionalProperties: false },
@@ -93,8 +93,8 @@ export const CampaignHistory = Type.Object(
       {
         exhaustsAt: Nullable(DateTime, {
           description:
-            'When the last budgeted token runs out if each keeps being paid at its rate of the last ' +
-            `${BURN_WINDOW_DAYS} days; null when one of them would never run out at that rate, or the campaign has no budget left or none at all`,
+            'When the last budgeted token runs out, from now, if each keeps being paid at its rate of the ' +
+            `${BURN_WINDOW_DAYS * 24} whole UTC hours before the current hour; null when one of them would never run out at that rate, or the campaign has no budget left or none at all`,
         }),
         tokens: Type.Array(TokenProjection),
       },

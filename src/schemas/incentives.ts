@@ -26,10 +26,10 @@ export const TokenMetadata = Type.Object(
 );
 
 const CRITERIA_DESCRIPTION =
-  'How the claimable amount is read from the qualifying transaction. criteriaType 0 = function arguments, 1 = event data.';
+  'How the claimable amount is read from the qualifying transaction. criteriaType as stored on chain: the SDK writes 0 for event data and 1 for function arguments (its SignatureType), the reverse of the names of the contract\'s own enum, which the contract never reads; GET /signatures reads it as the SDK does.';
 
 const criteriaFields = {
-  criteriaType: Type.Integer({ enum: [0, 1], description: '0 = function arguments, 1 = event data' }),
+  criteriaType: Type.Integer({ enum: [0, 1], description: 'As the SDK writes it: 0 = event data, 1 = function arguments' }),
   signature: Type.String({
     pattern: '^0x([a-fA-F0-9]{8}|[a-fA-F0-9]{64})$',
     description: '4-byte function selector or 32-byte event topic',

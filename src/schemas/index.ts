@@ -20,8 +20,9 @@ import {
 } from './registry.js';
 import { ActivityEvent, ActivityPage, ExploreList } from './explore.js';
 import { CampaignHistory, HistoryBucket } from './history.js';
+import { IssuedSignature, IssuedSignatureList, SignatureError, SignatureRefusal } from './signatures.js';
 import { Leaderboard, LeaderboardEntry } from './leaderboard.js';
-import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent, TrendingEvent } from './events.js';
+import { CampaignEvent, CampaignRemovedEvent, ClaimEvent, RefetchEvent, SignatureIssuedEvent, TrendingEvent } from './events.js';
 import { Reward, RewardList, RewardProfile } from './reward-kit.js';
 import { ActionTemplate, ActionTokenMetadata, ClaimSignature, TrendingEntry, TrendingIncentive, TrendingList } from './trending.js';
 
@@ -61,6 +62,10 @@ export const SHARED_SCHEMAS: TSchema[] = [
   KnownSignaturePage,
   ClaimableSignature,
   ClaimableSignatureList,
+  IssuedSignature,
+  IssuedSignatureList,
+  SignatureRefusal,
+  SignatureError,
   BlocklistStatus,
   ActionTemplateDetail,
   TemplateItem,
@@ -82,5 +87,6 @@ export const SHARED_SCHEMAS: TSchema[] = [
   CampaignEvent,
   CampaignRemovedEvent,
   TrendingEvent,
+  SignatureIssuedEvent,
   RefetchEvent,
 ];

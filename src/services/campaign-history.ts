@@ -39,7 +39,8 @@ export function historyWindow(query: HistoryQuery, now: Date): HistoryWindow {
   if (buckets > MAX_HISTORY_BUCKETS) {
     throw badRequest(`from and to span ${buckets} ${interval}s: at most ${MAX_HISTORY_BUCKETS} buckets; narrow the range or use a larger interval`);
   }
-  return { interval, from: new Date(first), to: new Date(last + step), now, burnFrom: new Date(now.getTime() - BURN_WINDOW) };
+  const burnTo = bucketStart(now.getTime(), HOUR);
+  return { interval, from: new Date(first), to: new Date(last + step), now, burnFrom: new Date(burnTo - BURN_WINDOW), burnTo: new Date(burnTo) };
 }
 
 /**
@@ -47,7 +48,8 @@ export function historyWindow(query: HistoryQuery, now: Date): HistoryWindow {
  * claims, and the budget left at its end. The budget left is the budget as it stands now less what
  * was paid through the bucket's end, so a top-up or clawback shows from when it is read, not from
  * when it happened. The projection divides what is left now by the average paid per day over the
- * last BURN_WINDOW_DAYS days, per token; the campaign runs out when its last budgeted token does.
+ * BURN_WINDOW_DAYS days of whole UTC hours before the current hour (the hours the history keeps),
+ * per token; the campaign runs out when its last budgeted token does.
  */
 export async function campaignHistory(history: HistoryRepository, publicId: string, window: HistoryWindow): Promise<CampaignHistory | null> {
   const rows = await history.findHistory(publicId, window);
@@ -61,35 +63,49 @@ export async function campaignHistory(history: HistoryRepository, publicId: stri
 
   // What each budgeted incentive had paid before the window: all it paid, less what it paid since.
   const paidBefore = new Map(budgeted.map((incentive) => [incentive.position, BigInt(incentive.paid) - BigInt(incentive.paidSinceFrom)]));
-  const counts = new Map(rows.counts.map(([at, claims, claimants]) => [at, { claims, claimants }]));
-  const newcomers = new Map(rows.newcomers);
+  const people = new Map(rows.people.map(([at, claimants, newClaimants]) => [at, { claimants, newClaimants }]));
+  const claimsAt = new Map<number, number>();
   const paidAt = new Map<number, { position: number; amount: string; usd: number }[]>();
-  for (const [at, position, amount, usd] of rows.paid) {
+  for (const [at, position, claims, amount, usd] of rows.paid) {
+    claimsAt.set(at, (claimsAt.get(at) ?? 0) + claims);
     const payments = paidAt.get(at) ?? [];
     payments.push({ position, amount, usd });
     paidAt.set(at, payments);
   }
 
+  // Most buckets of a long window pay nothing: they share one zero `paid` list, and the budget left
+  // is computed again only after a bucket that paid.
+  const zeroPaid = tokens.map(({ token }) => ({ token, amount: '0', usd: 0 }));
+  const leftNow = () =>
+    budgetedTokens.map(({ token }) => {
+      let amount = 0n;
+      for (const incentive of budgeted) if (incentive.token === token) amount += max0(BigInt(incentive.budget!) - paidBefore.get(incentive.position)!);
+      return { token, amount: amount.toString() };
+    });
+  let budgetLeft = leftNow();
+  const isoStart = isoStarts();
   const buckets: HistoryBucket[] = [];
   for (let at = window.from.getTime(); at < window.to.getTime(); at += step) {
-    const payments = paidAt.get(at) ?? [];
-    const paid = tokens.map(({ token }) => {
-      const here = payments.filter((payment) => tokenOf.get(payment.position) === token);
-      return { token, amount: here.reduce((sum, payment) => sum + BigInt(payment.amount), 0n).toString(), usd: here.reduce((sum, payment) => sum + payment.usd, 0) };
-    });
-    for (const payment of payments) if (paidBefore.has(payment.position)) paidBefore.set(payment.position, paidBefore.get(payment.position)! + BigInt(payment.amount));
-    const budgetLeft = budgetedTokens.map(({ token }) => ({
-      token,
-      amount: budgeted
-        .filter((incentive) => incentive.token === token)
-        .reduce((sum, incentive) => sum + max0(BigInt(incentive.budget!) - paidBefore.get(incentive.position)!), 0n)
-        .toString(),
-    }));
+    const payments = paidAt.get(at);
+    let paid = zeroPaid;
+    if (payments) {
+      const sums = new Map(tokens.map(({ token }) => [token, { amount: 0n, usd: 0 }]));
+      for (const payment of payments) {
+        const sum = sums.get(tokenOf.get(payment.position)!);
+        if (sum) {
+          sum.amount += BigInt(payment.amount);
+          sum.usd += payment.usd;
+        }
+        if (paidBefore.has(payment.position)) paidBefore.set(payment.position, paidBefore.get(payment.position)! + BigInt(payment.amount));
+      }
+      paid = [...sums].map(([token, sum]) => ({ token, amount: sum.amount.toString(), usd: sum.usd }));
+      budgetLeft = leftNow();
+    }
     buckets.push({
-      start: new Date(at).toISOString(),
-      claims: counts.get(at)?.claims ?? 0,
-      claimants: counts.get(at)?.claimants ?? 0,
-      newClaimants: newcomers.get(at) ?? 0,
+      start: isoStart(at),
+      claims: claimsAt.get(at) ?? 0,
+      claimants: people.get(at)?.claimants ?? 0,
+      newClaimants: people.get(at)?.newClaimants ?? 0,
       paid,
       budgetLeft,
     });
@@ -119,6 +135,21 @@ export async function campaignHistory(history: HistoryRepository, publicId: stri
       exhaustsAt: runsOut ? projections.map((projection) => projection.exhaustsAt!).sort().at(-1)! : null,
       tokens: projections,
     },
+  };
+}
+
+const HOUR_TEXTS = Array.from({ length: 24 }, (_, hour) => `${String(hour).padStart(2, '0')}:00:00.000Z`);
+
+/**
+ * Bucket starts as toISOString() writes them, for starts given in order: the date is formatted once
+ * per day (a month by hour is 720 starts).
+ */
+function isoStarts(): (at: number) => string {
+  let day = { start: Number.NaN, text: '' };
+  return (at) => {
+    const dayStart = bucketStart(at, DAY);
+    if (day.start !== dayStart) day = { start: dayStart, text: new Date(dayStart).toISOString().slice(0, 11) };
+    return day.text + HOUR_TEXTS[(at - dayStart) / HOUR]!;
   };
 }
 

@@ -43,6 +43,8 @@ export class IndexedBlocks {
   private readonly waiters = new Set<Waiter>();
   private readonly poller: Poller;
   private reading: Promise<void> | undefined;
+  /** The read that follows the one in flight, shared by the calls made during it. */
+  private following: Promise<void> | undefined;
   private failing = false;
 
   constructor(private readonly options: IndexedBlocksOptions) {
@@ -79,7 +81,7 @@ export class IndexedBlocks {
     const stopped = this.poller.close();
     for (const waiter of this.waiters) waiter.settle('timed-out');
     this.waiters.clear();
-    await Promise.all([stopped, this.reading]);
+    await Promise.all([stopped, this.reading, this.following]);
   }
 
   /**
@@ -110,9 +112,22 @@ export class IndexedBlocks {
     });
   }
 
-  /** Reads the positions now (one read at a time: callers meanwhile share it). */
+  /**
+   * Reads the positions now: the promise settles after a read that began after this call, so a
+   * caller sees every checkpoint committed before it asked. One read at a time: a call during a read
+   * waits for it and then for the next one, which every such call shares.
+   */
   refresh(): Promise<void> {
-    this.reading ??= this.options
+    if (this.reading === undefined) return this.read();
+    this.following ??= this.reading.then(() => {
+      this.following = undefined;
+      return this.reading ?? this.read();
+    });
+    return this.following;
+  }
+
+  private read(): Promise<void> {
+    const reading = this.options
       .read()
       .then((rows) => {
         this.failing = false;
@@ -126,7 +141,8 @@ export class IndexedBlocks {
       .finally(() => {
         this.reading = undefined;
       });
-    return this.reading;
+    this.reading = reading;
+    return reading;
   }
 
   private update(rows: ChainPosition[]): void {

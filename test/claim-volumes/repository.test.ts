@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isDatabaseUnavailable } from '../../src/db/errors.js';
 import { loadInWorker } from '../../src/claim-volumes/load-in-worker.js';
 import { type ClaimChunk, type ClaimLoader, type ClaimsPerMinute, createClaimWindowsRepository } from '../../src/claim-volumes/repository.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -177,6 +179,16 @@ describe.skipIf(inject('testDatabase').kind !== 'postgres')('claim windows load 
     const failed = missing(LOADED_FROM, 60_000, () => undefined);
     await expect(failed).rejects.toMatchObject({ code: '3D000' });
     await expect(failed).rejects.toThrow('no_such_database');
+  });
+
+  it('rejects with what the driver said when the connection drops mid-load, so the error handler sees an unavailable database', async () => {
+    const { url, settings } = database.readConnection!;
+    const dropped = loadInWorker({ url, settings: { ...settings, DB_APPLICATION_NAME: 'claim load dropped mid-way' } });
+    const failed = dropped(LOADED_FROM, 60_000, async () => {
+      // The worker's backend ends between two chunks, as when the database stops.
+      await database.db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'claim load dropped mid-way'`);
+    });
+    await expect(failed).rejects.toSatisfy(isDatabaseUnavailable);
   });
 
   it('rejects with the error of a chunk that could not be applied, and when abandoned', async () => {

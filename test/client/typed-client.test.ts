@@ -146,7 +146,8 @@ describe('the typed client example against a live server', () => {
     // Every JSON operation: GET /events is a Server-Sent Events stream, which EventSource reads, not this client.
     const operationIds = Object.values(document.paths).flatMap((methods) =>
       Object.values(methods)
-        .filter((operation) => operation.responses['200']?.content?.['application/json'])
+        // GET /signatures needs a transaction on a chain: test/protocol/signatures.test.ts asks for them on anvil.
+        .filter((operation) => operation.responses['200']?.content?.['application/json'] && operation.operationId !== 'getSignatures')
         .map((operation) => operation.operationId),
     );
     expect(Object.keys(calls).sort()).toEqual(operationIds.sort());

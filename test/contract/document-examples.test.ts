@@ -69,6 +69,8 @@ describe('the API document’s examples on the demo data', () => {
       for (const operation of Object.values(methods)) {
         // A Server-Sent Events stream never ends: test/routes/events.test.ts reads it.
         if (operation.responses['200']?.content?.['text/event-stream']) continue;
+        // A signature needs a transaction on a chain: test/protocol/signatures.test.ts asks for them on anvil.
+        if (operation.operationId === 'getSignatures') continue;
         const headers = operation.security ? { authorization: `Bearer ${token}` } : {};
         const response = await app.inject({ url: exampleRequest(path, operation), headers });
         answers[operation.operationId] = { status: response.statusCode, data: hasData(response.json()) };

@@ -22,7 +22,9 @@ const EXPECTED_TABLES = [
   'campaigns',
   'claim_change_marks',
   'claim_changes',
+  'claim_hours',
   'claim_signatures',
+  'claimant_buckets',
   'claimant_changes',
   'claims',
   'contracts',
@@ -41,6 +43,8 @@ const EXPECTED_TABLES = [
   'token_prices',
   'tokens',
   'users',
+  'webhook_attempts',
+  'webhook_endpoints',
 ];
 
 const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };

@@ -9,7 +9,7 @@ import { erc20Incentive, insertCampaign, insertClaim, insertToken } from '../hel
  * named `<table>_<n>_<consumer>_after_<event>`, fired in the order of their names, events last.
  */
 const ORDER: Record<string, string[]> = {
-  claims: ['claims_check', 'claims_totals', 'claims_volume_feed', 'claims_claimant_feed', 'claims_events'],
+  claims: ['claims_check', 'claims_totals', 'claims_volume_feed', 'claims_claimant_feed', 'claims_history', 'claims_events'],
   campaigns: ['campaigns_documents', 'campaigns_events'],
   incentives: ['incentives_documents', 'incentives_events'],
 };

@@ -75,9 +75,10 @@ describe.skipIf(!chromiumFound)('GET /docs: "Try it out" on the demo data', () =
   it('answers 200 with data on every operation, with nothing typed in', async () => {
     const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Document;
     // The JSON operations: Swagger UI cannot show a Server-Sent Events stream (GET /events), which never ends.
+    // GET /signatures needs a transaction on a chain: test/protocol/signatures.test.ts asks for them on anvil.
     const operationIds = Object.values(document.paths).flatMap((methods) =>
       Object.values(methods)
-        .filter((operation) => operation.responses['200']?.content?.['application/json'])
+        .filter((operation) => operation.responses['200']?.content?.['application/json'] && operation.operationId !== 'getSignatures')
         .map((operation) => operation.operationId),
     );
     expect(operationIds).toHaveLength(21);

@@ -235,7 +235,7 @@ describe('GET /events', () => {
     for (const [query, headers, message] of [
       ['', { 'last-event-id': 'abc' }, 'Last-Event-ID must be an event id this service sent, <number> or <number>-<number>'],
       ['?lastEventId=1_2', {}, 'lastEventId must be an event id this service sent, <number> or <number>-<number>'],
-      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed'],
+      ['?type=claim.made', {}, 'type entry 1 must be one of: claim.written, claim.removed, draw.written, draw.removed, campaign.created, campaign.changed, campaign.removed, trending.changed, signature.issued'],
       ['?claimant=0x12', {}, 'claimant must be an address: 0x followed by 40 hexadecimal characters'],
       ['?since=1', {}, "unknown query parameter 'since'"],
     ] as const) {

@@ -133,8 +133,9 @@ describe('GET /campaigns/{id}/history', () => {
     expect(quiet.buckets.every((bucket) => bucket.paid.every((paid) => paid.amount === '0' && paid.usd === 0))).toBe(true);
   });
 
-  it('defaults to the last 30 days, the one holding now included, and projects from the last 7 days', async () => {
+  it('defaults to the last 30 days, the one holding now included, and projects from the 168 whole hours before the current one', async () => {
     const campaign = busy[1]!;
+    const burnTo = Math.floor(NOW.getTime() / HOUR) * HOUR;
     const body = await history(campaign.public_id, '');
     expect(body.interval).toBe('day');
     expect(body.buckets).toHaveLength(30);
@@ -144,7 +145,7 @@ describe('GET /campaigns/{id}/history', () => {
       SELECT sum(greatest(i.total_budget - i.total_amount_claimed, 0))::text AS left,
              (SELECT coalesce(sum(w.amount), 0)::text FROM claims AS w JOIN incentives AS j ON j.campaign_key = w.campaign_key AND j.position = w.incentive_position
                WHERE w.campaign_key = ${campaign.key} AND j.asset_address = ${body.projection.tokens[0]?.token ?? ''} AND j.total_budget IS NOT NULL
-                 AND w.claimed_at >= ${new Date(NOW.getTime() - 7 * DAY)} AND w.claimed_at < ${NOW}) AS burned
+                 AND w.claimed_at >= ${new Date(burnTo - 7 * DAY)} AND w.claimed_at < ${new Date(burnTo)}) AS burned
         FROM incentives AS i WHERE i.campaign_key = ${campaign.key} AND i.asset_address = ${body.projection.tokens[0]?.token ?? ''} AND i.total_budget IS NOT NULL`);
     const token = body.projection.tokens[0];
     if (token) {

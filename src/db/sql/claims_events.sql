@@ -53,17 +53,17 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER claims_5_events_after_insert AFTER INSERT ON claims
+CREATE OR REPLACE TRIGGER claims_6_events_after_insert AFTER INSERT ON claims
   REFERENCING NEW TABLE AS new_claims
   FOR EACH STATEMENT EXECUTE FUNCTION claims_events();
 
-CREATE OR REPLACE TRIGGER claims_5_events_after_update AFTER UPDATE ON claims
+CREATE OR REPLACE TRIGGER claims_6_events_after_update AFTER UPDATE ON claims
   REFERENCING OLD TABLE AS old_claims NEW TABLE AS new_claims
   FOR EACH STATEMENT EXECUTE FUNCTION claims_events();
 
-CREATE OR REPLACE TRIGGER claims_5_events_after_delete AFTER DELETE ON claims
+CREATE OR REPLACE TRIGGER claims_6_events_after_delete AFTER DELETE ON claims
   REFERENCING OLD TABLE AS old_claims
   FOR EACH STATEMENT EXECUTE FUNCTION claims_events();
 
-CREATE OR REPLACE TRIGGER claims_5_events_after_truncate AFTER TRUNCATE ON claims
+CREATE OR REPLACE TRIGGER claims_6_events_after_truncate AFTER TRUNCATE ON claims
   FOR EACH STATEMENT EXECUTE FUNCTION claims_events();

@@ -10,17 +10,22 @@
 --
 -- Once a minute it deletes the events older than their retention (15 minutes) first, outside the
 -- lock: a client resuming from an event older than event_retention.pruned_through is told to refetch.
+-- An enabled webhook endpoint holds the events it has not had yet, for up to
+-- event_retention.webhook_retention_seconds; past that its deliverer sends it a refetch.
 CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   horizon bigint;
 BEGIN
   IF pg_try_advisory_xact_lock(7312841562) THEN
-    UPDATE event_retention
+    UPDATE event_retention AS r
        SET pruned_at = now(),
-           pruned_through = greatest(pruned_through,
-             coalesce((SELECT max(c.seq) FROM event_commits AS c WHERE c.committed_at < now() - interval '15 minutes'), 0))
-     WHERE pruned_at < now() - interval '1 minute'
-    RETURNING pruned_through INTO horizon;
+           pruned_through = greatest(r.pruned_through,
+             least(coalesce((SELECT max(c.seq) FROM event_commits AS c WHERE c.committed_at < now() - interval '15 minutes'), 0),
+                   coalesce((SELECT min(w.cursor_seq) - 1 FROM webhook_endpoints AS w WHERE w.enabled), 9223372036854775807)),
+             coalesce((SELECT max(c.seq) FROM event_commits AS c
+                        WHERE c.committed_at < now() - greatest(interval '15 minutes', make_interval(secs => r.webhook_retention_seconds))), 0))
+     WHERE r.pruned_at < now() - interval '1 minute'
+    RETURNING r.pruned_through INTO horizon;
     IF horizon IS NOT NULL THEN
       DELETE FROM events AS e USING event_commits AS c WHERE e.xid = c.xid AND c.seq <= horizon;
       DELETE FROM event_commits WHERE seq <= horizon;

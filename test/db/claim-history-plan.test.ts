@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { erc20Incentive, insertCampaign, insertToken } from '../helpers/factories.js';
+
+/**
+ * The claims trigger's claimant counts (claims_history(): was each claimant of the statement in its
+ * hour and day before, is it now?) look up each claimant's claims of a bucket. A busy campaign has
+ * thousands of claims in one hour; read through the campaign's index, each claimant's lookup reads
+ * all of them, and an indexer batch of 2,000 claims took twenty seconds. The planner took that index
+ * whenever it estimated both indexes at one row, as it does on the function's generic plan before
+ * claims has statistics (a new database, or autovacuum not yet round). auto_explain logs the plan of
+ * the statement inside the trigger, so that is what this reads: PostgreSQL only (PGlite has no
+ * auto_explain).
+ */
+describe.runIf(process.env.TEST_DATABASE_URL)('the claims trigger counting claimants of a busy hour', () => {
+  let database: TestDatabase;
+  let campaignKey: number;
+  const HOUR = '2026-11-20T10:00:00Z';
+
+  /** `count` claims of the campaign from claimant `first` on, each of its own, in the hour. */
+  const claimsInTheHour = (first: number, count: number) =>
+    `INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at, chain_id, log_index)
+     SELECT ${campaignKey}, 0, '0x' || lpad(to_hex(g), 40, '0'), 1000000, 1, 1, '0x' || lpad(to_hex(g), 64, '0'),
+            '${HOUR}'::timestamptz + (g % 3600) * interval '1 second', 8453, 0
+       FROM generate_series(${first}, ${first + count - 1}) AS g`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // No statistics on claims, as in a database autovacuum has not analyzed yet.
+    await database.db.execute(sql`ALTER TABLE claims SET (autovacuum_enabled = false)`);
+    const token = await insertToken(database.db);
+    campaignKey = (await insertCampaign(database.db, { incentives: [erc20Incentive(token.address, '1000000000000', '1')] })).key;
+    // Enough claims that the claimant index, whose keys are long, is a level deeper than the
+    // campaign's: the one that then costs a little less for a row.
+    await database.db.execute(sql.raw(claimsInTheHour(0x100000, 20_000)));
+  });
+  afterAll(() => database?.close());
+
+  it("reads each claimant's own claims of the bucket, not the campaign's", async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    const plans: string[] = [];
+    client.on('notice', (notice) => {
+      if (notice.message?.includes('presence AS')) plans.push(notice.message);
+    });
+    await client.connect();
+    try {
+      for (const setting of ['log_min_duration = 0', 'log_nested_statements = on', 'log_level = notice', 'log_analyze = on', 'log_timing = off']) {
+        await client.query(`SET auto_explain.${setting}`);
+      }
+      await client.query(`LOAD 'auto_explain'`);
+      await client.query('BEGIN');
+      await client.query(claimsInTheHour(0x200000, 200));
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+    expect(plans).toHaveLength(1);
+    const plan = plans[0]!;
+    expect(plan).not.toContain('claims_campaign_claimed_at_idx');
+    expect(plan).toMatch(/Index (Only )?Scan using claims_claimant_campaign_idx on claims c\b/);
+    expect(plan).not.toMatch(/Seq Scan on claims/);
+  });
+});
