@@ -60,6 +60,8 @@ export interface TransactionSource {
   readonly chainIds: number[];
   lookup(chainId: number, hash: Hex): Promise<TransactionLookup>;
   trustsSigner(chainId: number, validator: Address, signer: Address): Promise<boolean>;
+  /** When a block was mined: the instant a pegged incentive's prices are read at. */
+  blockTime(chainId: number, blockNumber: bigint): Promise<Date>;
 }
 
 export function createTransactionSource(urls: ReadonlyMap<number, string>, timeoutMs: number): TransactionSource {
@@ -117,6 +119,11 @@ export function createTransactionSource(urls: ReadonlyMap<number, string>, timeo
         if (error instanceof TransactionNotFoundError) return { found: 'none' };
         throw error;
       }
+    },
+    async blockTime(chainId, blockNumber) {
+      const rpc = client(chainId);
+      const block = await reading(chainId, () => rpc.getBlock({ blockNumber }));
+      return new Date(Number(block.timestamp) * 1000);
     },
     async trustsSigner(chainId, validator, signer) {
       const rpc = client(chainId);

@@ -9,7 +9,8 @@ import type { CampaignRecord, TokenRecord } from '../ingest/records.js';
 import { pgArray } from './store.js';
 
 /**
- * The tokens that the campaigns a batch builds from getBoost() pay (their incentives' `asset`) and
+ * The tokens that the campaigns a batch builds from getBoost() pay (their incentives' `asset`, and a
+ * pegged incentive's `peg`) and
  * that the database does not know from the chain yet: decimals, symbol and name read once from each
  * token's contract at the batch's block, as token records for the same ingest as the campaigns, which the indexer writes with
  * `tokensFromChain` (src/ingest/merge.ts: such a record sets the decimals, fills in a name or symbol
@@ -31,8 +32,14 @@ export async function chainTokenRecords(
   readAt: bigint,
   logger: Logger,
 ): Promise<TokenRecord[]> {
+  // A pegged incentive's peg too: GET /signatures prices its reward in it (the native token, named by the zero address, has no contract).
   const assets = [
-    ...new Set(campaigns.flatMap((campaign) => campaign.incentives.map((incentive) => incentive.params.asset)).filter((asset) => asset !== undefined).map(lower)),
+    ...new Set(
+      campaigns
+        .flatMap((campaign) => campaign.incentives.flatMap((incentive) => [incentive.params.asset, incentive.params.peg]))
+        .filter((address): address is string => typeof address === 'string' && !/^0x(0{40}|e{40})$/i.test(address))
+        .map(lower),
+    ),
   ].sort();
   if (assets.length === 0) return [];
   const known = await queryRows<{ address: string }>(

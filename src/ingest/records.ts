@@ -246,6 +246,8 @@ export const BudgetAccountRecord = record(
 const IncentiveParams = Type.Object(
   {
     asset: Type.Optional(Address),
+    /** A pegged variant's peg: the token its reward is named in. */
+    peg: Type.Optional(Address),
     reward: Type.Optional(Uint256),
     limit: Type.Optional(Uint256),
     totalBudget: Type.Optional(Uint256),

@@ -47,6 +47,12 @@ export interface SigningIncentive {
   totalBudget: string | null;
 }
 
+/** A token's price (USD, decimal text) at an instant and its decimals, each null when not known. */
+export interface PricedToken {
+  priceUsd: string | null;
+  decimals: number | null;
+}
+
 /** Where a claimant stands in the campaign: whether it may claim, and the incentives it claimed. */
 export interface SigningClaimant {
   allowed: boolean;
@@ -59,6 +65,9 @@ export interface IssuedSignature {
   claimant: string;
   referrer: string;
 }
+
+/** The two names of a chain's native token in prices and imports. */
+const NATIVE_NAMES = ['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'] as const;
 
 /** The reads of GET /signatures: the campaign's action and incentives, the claimant's standing, signatures issued before. */
 export function createSignaturesRepository(db: Database) {
@@ -104,6 +113,22 @@ export function createSignaturesRepository(db: Database) {
         sql`SELECT id, abi_item FROM known_signatures WHERE id = ANY(${sql.param(ids)}::text[]) AND abi_item IS NOT NULL`,
       );
       return new Map(rows.map((row) => [row.id, row.abi_item]));
+    },
+
+    /**
+     * Each token's price at `at` (token_price_at: the newest from the two hours before) and its
+     * decimals (the native token's names: 18), in the order asked.
+     */
+    async pricesAt(chainId: number, addresses: string[], at: Date): Promise<PricedToken[]> {
+      const rows = await queryRows<PricedToken & { address: string }>(
+        db,
+        sql`SELECT a.address, token_price_at(${chainId}, a.address, ${at})::text AS "priceUsd",
+                   CASE WHEN a.address IN (${NATIVE_NAMES[0]}, ${NATIVE_NAMES[1]}) THEN 18
+                        ELSE (SELECT t.decimals FROM tokens AS t WHERE t.chain_id = ${chainId} AND t.address = a.address) END AS decimals
+              FROM unnest(${sql.param(addresses)}::text[]) AS a(address)`,
+      );
+      const byAddress = new Map(rows.map(({ address, ...priced }) => [address, priced]));
+      return addresses.map((address) => byAddress.get(address) ?? { priceUsd: null, decimals: null });
     },
 
     /** What an earlier request issued for this transaction. */

@@ -11,6 +11,7 @@ import { loadSignerKeys } from '../chain/claim-signers.js';
 import { parseTargets } from '../chain/targets.js';
 import { type Config, ConfigError } from '../config.js';
 import type { IssuedSignature, SignaturesRepository, SigningCampaign, SigningIncentive } from '../repositories/signatures.repository.js';
+import { pegToAsset } from './peg-conversion.js';
 import type { Logger } from 'pino';
 import type { RefusalCode } from '../schemas/signatures.js';
 
@@ -23,7 +24,8 @@ import type { RefusalCode } from '../schemas/signatures.js';
  *   3. every action step holds (src/chain/action-steps.ts, the SDK's EventAction semantics);
  *   4. the claimant, read as the action says, may claim under the allow list;
  *   5. per incentive: not claimed by the claimant, limit and balance left, and its incentive data
- *      (what it pays) known.
+ *      (what it pays) known: a pegged incentive's amount is named in its peg token and paid in its
+ *      asset, at both tokens' prices at the transaction's block time.
  * The signatures of the incentives that pass are stored and answered; with none, the refusal of
  * the first incentive, its message naming every incentive's reason. What was issued for a
  * transaction is answered from storage next time, without reading the chain.
@@ -38,7 +40,7 @@ export interface ClaimSignaturesOptions {
   callerAmounts: boolean;
   clock: () => Date;
   logger: Pick<Logger, 'warn'>;
-  /** How long a refusal is kept and given again without a new check (not_final is never kept: it changes with every block). */
+  /** How long a refusal is kept and given again without a new check (not_final and price_unknown are never kept: a block or a price turns them around). */
   refusalTtlMs?: number;
   /** How long a validator's answer to "do you trust this key?" is kept. */
   trustTtlMs?: number;
@@ -65,6 +67,13 @@ const refuse = (code: RefusalCode, message: string) => new SignatureRefused(code
 /** Variants that pay a fixed reward per claim: their incentive data is the zero word (the SDK's buildClaimData). */
 const FIXED_REWARD = new Set(['ERC20Incentive', 'PointsIncentive', 'AllowListIncentive', 'CGDAIncentive']);
 const CRITERIA = new Set(['ERC20VariableCriteriaIncentive', 'ERC20VariableCriteriaIncentiveV2', 'ERC20PeggedVariableCriteriaIncentive', 'ERC20PeggedVariableCriteriaIncentiveV2']);
+/** Variants whose amount is named in a peg token and paid in their asset. */
+const PEGGED = new Set(['ERC20PeggedIncentive', 'ERC20PeggedVariableCriteriaIncentive', 'ERC20PeggedVariableCriteriaIncentiveV2']);
+
+type IncentiveOutcome = { data: Hex } | { code: RefusalCode; message: string };
+
+/** The transaction's block time, read once a pegged incentive needs it. */
+type BlockTime = () => Promise<Date>;
 
 const amountData = (amount: bigint): Hex => encodeAbiParameters([{ type: 'uint256' }], [amount]);
 
@@ -90,7 +99,7 @@ export class ClaimSignatures {
     try {
       return await this.check(request);
     } catch (error) {
-      if (error instanceof SignatureRefused && error.refusal !== 'not_final') this.refusals.set(key, error);
+      if (error instanceof SignatureRefused && !ASK_AGAIN.has(error.refusal)) this.refusals.set(key, error);
       if (!(error instanceof ChainUnavailableError)) throw error;
       this.options.logger.warn({ err: error.cause, chainId: error.chainId }, 'GET /signatures could not read the chain');
       throw new HttpError(503, `chain ${error.chainId} could not be read this time; retry shortly`, RETRY_LATER);
@@ -120,15 +129,19 @@ export class ClaimSignatures {
 
     const earned: { incentive: SigningIncentive; data: Hex }[] = [];
     const refusals: { incentive: SigningIncentive; code: RefusalCode; message: string }[] = [];
+    let blockTime: Promise<Date> | undefined;
+    const readBlockTime: BlockTime = () => (blockTime ??= this.options.source.blockTime(transaction.chainId, transaction.blockNumber));
     for (const incentive of campaign.incentives) {
-      const outcome = this.incentiveData(incentive, standing.claimedPositions, transaction, abiFor, request.claimData);
+      const outcome = await this.incentiveData(campaign, incentive, standing.claimedPositions, transaction, abiFor, request.claimData, readBlockTime);
       if ('code' in outcome) refusals.push({ incentive, ...outcome });
       else earned.push({ incentive, data: outcome.data });
     }
     if (earned.length === 0) {
       const [first] = refusals;
       if (first === undefined) throw refuse('unsupported_incentive', 'the campaign has no incentive');
-      throw refuse(first.code, refusals.map(({ incentive, message }) => `incentive ${incentive.position}: ${message}`).join('; '));
+      const message = refusals.map(({ incentive, message }) => `incentive ${incentive.position}: ${message}`).join('; ');
+      // A price the price job has not fetched yet may come: worth asking again.
+      throw new SignatureRefused(first.code, message, ASK_AGAIN.has(first.code) ? RETRY_LATER : {});
     }
 
     const answers: IssuedSignature[] = [];
@@ -220,13 +233,15 @@ export class ClaimSignatures {
   }
 
   /** What one incentive pays for this transaction, as its incentive data, or why it pays nothing. */
-  private incentiveData(
+  private async incentiveData(
+    campaign: SigningCampaign,
     incentive: SigningIncentive,
     claimed: number[],
     transaction: ObservedTransaction,
     abiFor: AbiLookup,
     claimData: Hex | undefined,
-  ): { data: Hex } | { code: RefusalCode; message: string } {
+    blockTime: BlockTime,
+  ): Promise<IncentiveOutcome> {
     if (claimed.includes(incentive.position)) return { code: 'already_claimed', message: 'the claimant has claimed it' };
     if (incentive.claimLimit !== null && BigInt(incentive.totalClaims) >= BigInt(incentive.claimLimit)) {
       return { code: 'limit_reached', message: `it has paid its ${incentive.claimLimit} claims` };
@@ -237,10 +252,23 @@ export class ClaimSignatures {
     const reward = incentive.type === 'ERC20Incentive' && incentive.params.strategy === 0 ? BigInt(incentive.params.reward as string) : null;
     if (left !== null && reward !== null && left < reward) return { code: 'limit_reached', message: `it has ${left} left, less than its reward of ${reward}` };
     if (FIXED_REWARD.has(incentive.type)) return { data: zeroHash };
+    if (incentive.type === 'ERC20PeggedIncentive') {
+      // It pays the signed amount of its asset: its reward, named in the peg, at the prices of the transaction's time.
+      const paid = await this.pegged(campaign, incentive, BigInt(incentive.params.reward as string), blockTime);
+      if ('code' in paid) return paid;
+      if (paid.amount === 0n) return { code: 'criteria_not_met', message: 'at the prices of the transaction\'s time its reward is worth less than one unit of its asset' };
+      if (left !== null && left < paid.amount) return { code: 'limit_reached', message: `it has ${left} left, less than the ${paid.amount} its reward is worth` };
+      return { data: amountData(paid.amount) };
+    }
     if (CRITERIA.has(incentive.type)) {
       const amount = criteriaAmount(incentive.params.criteria as Parameters<typeof criteriaAmount>[0], transaction, abiFor);
       if (amount === undefined || amount === 0n) return { code: 'criteria_not_met', message: "its criteria find no amount in the transaction" };
-      return { data: amountData(amount) };
+      if (!PEGGED.has(incentive.type)) return { data: amountData(amount) };
+      // The criteria's amount is named in the peg; the contract multiplies what is signed by its reward (per unit, 18 decimals) and pays its asset.
+      const paid = await this.pegged(campaign, incentive, amount, blockTime);
+      if ('code' in paid) return paid;
+      if (paid.amount === 0n) return { code: 'criteria_not_met', message: 'at the prices of the transaction\'s time the amount its criteria find is worth less than one unit of its asset' };
+      return { data: amountData(paid.amount) };
     }
     if (incentive.type === 'ERC20VariableIncentive') {
       if (!this.options.callerAmounts) {
@@ -259,9 +287,35 @@ export class ClaimSignatures {
     }
     return { code: 'unsupported_incentive', message: `the service cannot yet work out what a ${incentive.type} pays` };
   }
+
+  /** `amount` of a pegged incentive's peg as an amount of its asset, at both prices of the transaction's block time; the same when the peg is the asset. */
+  private async pegged(
+    campaign: SigningCampaign,
+    incentive: SigningIncentive,
+    amount: bigint,
+    blockTime: BlockTime,
+  ): Promise<{ amount: bigint } | { code: RefusalCode; message: string }> {
+    const peg = String(incentive.params.peg).toLowerCase();
+    const asset = String(incentive.params.asset).toLowerCase();
+    if (peg === asset) return { amount };
+    const at = await blockTime();
+    const [pegToken, assetToken] = await this.options.repository.pricesAt(campaign.chainId, [peg, asset], at);
+    for (const [name, address, token] of [['peg', peg, pegToken!], ['asset', asset, assetToken!]] as const) {
+      if (token.priceUsd === null || token.decimals === null) {
+        return {
+          code: 'price_unknown',
+          message: `its ${name} ${address} has no ${token.priceUsd === null ? `price from the two hours before the transaction's time (${at.toISOString()})` : 'known decimals'}`,
+        };
+      }
+    }
+    return { amount: pegToAsset(amount, { priceUsd: pegToken!.priceUsd!, decimals: pegToken!.decimals! }, { priceUsd: assetToken!.priceUsd!, decimals: assetToken!.decimals! }) };
+  }
 }
 
 const RETRY_LATER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+
+/** Refusals that a block or a price fetched later can turn around: never kept, answered with Retry-After. */
+const ASK_AGAIN: ReadonlySet<RefusalCode> = new Set(['not_final', 'price_unknown']);
 
 /** SQLSTATE 42501: the role lacks a privilege. */
 const INSUFFICIENT_PRIVILEGE = '42501';

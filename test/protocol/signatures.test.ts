@@ -39,6 +39,7 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
   let allowListed: string;
   let variable: string;
   let pegged: string;
+  let peggedCriteria: string;
   let claimantless: string;
   let mixed: string;
   let otherChain: LocalChain;
@@ -91,6 +92,24 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     variable = id((await make(both, { incentives: [protocol.core.ERC20VariableIncentive({ asset: protocol.token, reward: 0n, limit: parseEther('20'), manager })] })).id);
     pegged = id(
       (await make(both, { incentives: [protocol.core.ERC20PeggedIncentive({ asset: protocol.usd, peg: protocol.token, reward: parseEther('2'), limit: parseUnits('500', 6), manager })] })).id,
+    );
+    // Pays half the minted amount's worth (the Transfer's value, named in the peg) in the dollar token.
+    peggedCriteria = id(
+      (
+        await make(both, {
+          incentives: [
+            protocol.core.ERC20PeggedVariableCriteriaIncentive({
+              asset: protocol.usd,
+              peg: protocol.token,
+              reward: parseEther('0.5'),
+              limit: parseUnits('100', 6),
+              maxReward: parseUnits('50', 6),
+              criteria: transferCriteria(protocol.token),
+              manager,
+            }),
+          ],
+        })
+      ).id,
     );
     // A claimant read from an Approval, which a mint does not log.
     const approvalClaimant = { ...sampleAction(protocol.token, chain.chainId), actionClaimant: { signatureType: SignatureType.EVENT, signature: toEventSelector(approvalEvent), fieldIndex: 0, targetContract: protocol.token, chainid: chain.chainId } };
@@ -194,7 +213,6 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
       [trusted, elsewhere, 'wrong_chain', /^the transaction is on chain 31338; the campaign is on chain 31337$/],
       [allowListed, fine, 'not_allowed', /may not claim under the campaign's allow list$/],
       [variable, fine, 'caller_amount_not_allowed', /^incentive 0: it pays an amount the caller chooses/],
-      [pegged, fine, 'unsupported_incentive', /^incentive 0: the service cannot yet work out what a ERC20PeggedIncentive pays$/],
       [claimantless, fine, 'claimant_not_found', /^the action's claimant field could not be read/],
     ];
     for (const [campaign, hash, code, message] of cases) {
@@ -228,6 +246,49 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     await indexOnce(chain, core, database);
     const again = await ask(mixed, await mint(holder.address, parseEther('2')).then(async (next) => (await chain.mine(2), next)));
     expect(again.json()).toEqual({ error: { code: 'limit_reached', message: 'incentive 0: it has paid its 1 claims; incentive 1: the claimant has claimed it' } });
+  });
+
+  it("signs a pegged incentive for its peg's worth in its asset, at both prices of the transaction's time, and the SDK claims with it", async () => {
+    const holder = devAccount(9);
+    const hash = await mint(holder.address, parseEther('3'));
+    await chain.mine(2);
+    const { blockNumber } = await chain.public.getTransactionReceipt({ hash });
+    const at = Number((await chain.public.getBlock({ blockNumber })).timestamp) * 1000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+
+    // No price of the peg yet: refused with Retry-After, and not kept (the price job may fetch one).
+    for (const campaign of [pegged, peggedCriteria]) {
+      const early = await ask(campaign, hash);
+      expect(early.statusCode, early.body).toBe(400);
+      expect(early.json()).toEqual({
+        error: { code: 'price_unknown', message: `incentive 0: its peg ${protocol.token.toLowerCase()} has no price from the two hours before the transaction's time (${iso(at)})` },
+      });
+      expect(early.headers['retry-after']).toBe('5');
+    }
+    const price = (address: Address, ms: number, priceUsd: string) => ({ kind: 'price' as const, chainId: chain.chainId, address: address.toLowerCase(), at: iso(ms), priceUsd });
+    await importRecords(database, [
+      // Older than two hours, and after the transaction: neither counts.
+      price(protocol.token, at - 3 * 3_600_000, '100'),
+      price(protocol.token, at - 600_000, '3'),
+      price(protocol.token, at + 1_000, '50'),
+      price(protocol.usd, at - 1_200_000, '0.5'),
+      price(protocol.usd, at - 300_000, '1'),
+    ]);
+
+    const claimOnChain = async (campaign: string) => {
+      const response = await ask(campaign, hash);
+      expect(response.statusCode, response.body).toBe(200);
+      const [issued] = response.json<{ signature: Hex; incentiveId: number }[]>();
+      const balance = () => chain.public.readContract({ address: protocol.usd, abi: erc20Abi, functionName: 'balanceOf', args: [holder.address] });
+      const before = await balance();
+      const { hash: claimHash } = await protocol.coreAs(holder).claimIncentiveRaw(BigInt(campaign.split(':')[2]!), 0n, zeroAddress, issued!.signature);
+      expect((await chain.public.waitForTransactionReceipt({ hash: claimHash, pollingInterval: 20 })).status).toBe('success');
+      return (await balance()) - before;
+    };
+    // A reward of 2 of the peg at $3, paid in the $1 asset (6 decimals): 6 of it.
+    expect(await claimOnChain(pegged)).toBe(parseUnits('6', 6));
+    // The criteria find 3 of the peg (the minted amount) worth 9 of the asset; the contract pays its reward of 0.5 per unit.
+    expect(await claimOnChain(peggedCriteria)).toBe(parseUnits('4.5', 6));
   });
 
   it('answers 410 for a campaign that is not active', async () => {
