@@ -54,6 +54,8 @@ import { registerWebhookMetrics, webhooksLifecycle } from './plugins/webhooks.js
 import { createWebhookDeliveryRepository } from './repositories/webhooks.repository.js';
 import { createWebhookDeliverer, type WebhookDeliverer } from './webhooks/deliverer.js';
 import { type ClaimSignatures, createClaimSignatures } from './services/claim-signatures.js';
+import { SignerTrustCheck, VALIDATORS_CHECKED_AT_START } from './services/signer-trust-check.js';
+import { signerTrustCheckLifecycle } from './plugins/signer-trust-check.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { createEntryCache, type EntryCache } from './services/entry-cache.js';
@@ -253,6 +255,18 @@ export async function buildApp(
     }
   });
 
+  const signatures = claimSignatures ?? createClaimSignatures(config, { repository: app.repositories.signatures, write: database.db, clock, logger });
+  await app.register(signerTrustCheckLifecycle, {
+    check: new SignerTrustCheck({
+      canSign: signatures.canSign,
+      validators: () => app.repositories.signatures.activeValidators(clock(), VALIDATORS_CHECKED_AT_START),
+      check: (validators) => signatures.checkValidators(validators),
+      startup,
+      signers: signatures.signerAddresses,
+      logger,
+    }),
+  });
+
   const replicaLag = replicaLagFor(config, () => app.repositories.replication.replayLagMs());
   await app.register(healthRoutes, { database, startup, replicaLag });
   // The API needs the migrated schema: until start-up work is done, it answers 503.
@@ -270,7 +284,7 @@ export async function buildApp(
     await api.register(stagingRoutes);
     await api.register(eventRoutes);
     await api.register(signatureRoutes, {
-      signatures: claimSignatures ?? createClaimSignatures(config, { repository: app.repositories.signatures, write: database.db, clock, logger }),
+      signatures,
       rateLimitMax: config.SIGNATURE_RATE_LIMIT_MAX,
       rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     });

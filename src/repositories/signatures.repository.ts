@@ -131,6 +131,18 @@ export function createSignaturesRepository(db: Database) {
       return addresses.map((address) => byAddress.get(address) ?? { priceUsd: null, decimals: null });
     },
 
+    /** The validators of the active campaigns, each once, those of the most recently created campaigns first. */
+    async activeValidators(now: Date, limit: number): Promise<{ chainId: number; validator: string }[]> {
+      return queryRows<{ chainId: number; validator: string }>(
+        db,
+        sql`SELECT c.chain_id AS "chainId", c.validator FROM campaigns AS c
+             WHERE campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, ${now})
+             GROUP BY 1, 2
+             ORDER BY max(c.block_number) DESC, 1, 2
+             LIMIT ${limit}`,
+      );
+    },
+
     /** What an earlier request issued for this transaction. */
     async issuedFor(campaignKey: number, txHash: string): Promise<IssuedSignature[]> {
       return queryRows<IssuedSignature>(

@@ -46,6 +46,15 @@ export interface ClaimSignaturesOptions {
   trustTtlMs?: number;
 }
 
+/** A campaign's validator, on its chain. */
+export type ValidatorRef = Pick<SigningCampaign, 'chainId' | 'validator'>;
+
+export interface ValidatorCheck {
+  trusting: number;
+  refusing: ValidatorRef[];
+  unreadable: number;
+}
+
 export interface SignatureRequest {
   campaignId: string;
   txHash: Hex;
@@ -85,6 +94,11 @@ export class ClaimSignatures {
   constructor(private readonly options: ClaimSignaturesOptions) {
     this.trust = new LRUCache({ max: 10_000, ttl: options.trustTtlMs ?? 60_000 });
     this.refusals = new LRUCache({ max: 10_000, ttl: options.refusalTtlMs ?? 10_000 });
+  }
+
+  /** The addresses the service signs as: what an operator makes the validators trust. */
+  get signerAddresses(): string[] {
+    return this.options.signers.map((signer) => signer.address);
   }
 
   /** Whether a key is configured: without one every request is a 503. */
@@ -166,8 +180,33 @@ export class ClaimSignatures {
     return answers;
   }
 
+  /**
+   * Whether each of these validators trusts one of the service's keys, asked as a request asks (and
+   * kept as long): the validators that trust none, and how many could not be asked (a chain the
+   * service does not read, or cannot read now).
+   */
+  async checkValidators(validators: readonly ValidatorRef[]): Promise<ValidatorCheck> {
+    const check: ValidatorCheck = { trusting: 0, refusing: [], unreadable: 0 };
+    const readable = new Set(this.options.source.chainIds);
+    for (const validator of validators) {
+      if (!readable.has(validator.chainId)) {
+        check.unreadable++;
+        continue;
+      }
+      try {
+        await this.trustedSigner(validator);
+        check.trusting++;
+      } catch (error) {
+        if (error instanceof SignatureRefused) check.refusing.push(validator);
+        else if (error instanceof ChainUnavailableError) check.unreadable++;
+        else throw error;
+      }
+    }
+    return check;
+  }
+
   /** The first of the service's keys the validator trusts, or the refusal that says none is. */
-  private async trustedSigner(campaign: SigningCampaign): Promise<ClaimSigner> {
+  private async trustedSigner(campaign: ValidatorRef): Promise<ClaimSigner> {
     for (const signer of this.options.signers) {
       const key = `${campaign.chainId}:${campaign.validator}:${signer.address}`;
       let trusted = this.trust.get(key);

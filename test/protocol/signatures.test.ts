@@ -3,7 +3,7 @@ import { type AbiEvent, type AbiFunction, type Address, encodeFunctionData, pad,
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { amountData, claim as claimThroughSdk, NO_AMOUNT, transferCriteria } from '../../scripts/chain/boosts.js';
 import { freePort, type LocalChain, send, startAnvil } from '../../scripts/chain/local-chain.js';
 import { deployProtocol, devAccount, type Protocol, sampleAction } from '../../scripts/chain/protocol.js';
@@ -35,6 +35,7 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
   const claimant = devAccount(1).address.toLowerCase() as Address;
   let trusted: string;
   let untrusted: string;
+  let untrustedValidator: string;
   let exhausted: string;
   let allowListed: string;
   let variable: string;
@@ -83,6 +84,7 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     const id = (boostId: bigint) => `${chain.chainId}:${core.toLowerCase()}:${boostId}`;
     trusted = id(trustedBoost.id);
     untrusted = id(untrustedBoost.id);
+    untrustedValidator = untrustedBoost.validator.assertValidAddress().toLowerCase();
     // Its one claim made (signed by the protocol's owner), it has nothing left to pay: not active.
     const exhaustedBoost = await make(both, { incentives: [erc20(1n)] });
     exhausted = id(exhaustedBoost.id);
@@ -289,6 +291,15 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     expect(await claimOnChain(pegged)).toBe(parseUnits('6', 6));
     // The criteria find 3 of the peg (the minted amount) worth 9 of the asset; the contract pays its reward of 0.5 per unit.
     expect(await claimOnChain(peggedCriteria)).toBe(parseUnits('4.5', 6));
+  });
+
+  it("checks at start whether the active campaigns' validators trust its key, and names those that do not", async () => {
+    const checked = () => logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => String(entry.msg).includes("active campaigns' validators checked"));
+    await vi.waitFor(() => expect(checked()).toBeDefined(), { timeout: 20_000, interval: 50 });
+    const entry = checked()!;
+    expect(entry.level).toBe(40);
+    expect(entry).toMatchObject({ signers: [service.address], refusing: 1, unreadable: 0, examples: [`${chain.chainId}:${untrustedValidator}`] });
+    expect(entry.trusting).toBeGreaterThanOrEqual(5);
   });
 
   it('answers 410 for a campaign that is not active', async () => {
