@@ -20,7 +20,6 @@ export const REFUSAL_CODES = {
   caller_amount_not_allowed: 'An ERC20VariableIncentive pays an amount the caller chooses, and the operator does not allow that',
   price_unknown:
     "A pegged incentive pays its peg's worth in its asset, and the service has no price of the peg or the asset from the two hours before the transaction's block time; ask again later (Retry-After)",
-  unsupported_incentive: 'The campaign has no incentive, or one of a variant the service cannot work out what it pays',
   validator_does_not_trust_this_signer: "None of the service's keys is a signer of the campaign's validator",
 } as const;
 export type RefusalCode = keyof typeof REFUSAL_CODES;
@@ -81,7 +80,6 @@ export const REFUSAL_EXAMPLES: { error: { message: string; code: RefusalCode } }
     ['limit_reached', 'incentive 0: it has paid its 100 claims'],
     ['caller_amount_not_allowed', 'incentive 0: it pays an amount the caller chooses, which this service does not sign for'],
     ['price_unknown', "incentive 0: its peg 0x4200000000000000000000000000000000000006 has no price from the two hours before the transaction's time (2026-11-28T09:14:07.000Z)"],
-    ['unsupported_incentive', 'the campaign has no incentive'],
     ['validator_does_not_trust_this_signer', "the campaign's validator 0x9bd6a2b2b8a1e3b0e0d9f7f1f1f0a8f6e6d2c1b0 trusts none of this service's keys (0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A)"],
   ] as const
 ).map(([code, message]) => ({ error: { message, code } }));

@@ -152,7 +152,8 @@ export class ClaimSignatures {
     }
     if (earned.length === 0) {
       const [first] = refusals;
-      if (first === undefined) throw refuse('unsupported_incentive', 'the campaign has no incentive');
+      // A campaign without incentives has nothing to pay: it is not active.
+      if (first === undefined) throw new HttpError(410, `campaign ${request.campaignId} is not active`);
       const message = refusals.map(({ incentive, message }) => `incentive ${incentive.position}: ${message}`).join('; ');
       // A price the price job has not fetched yet may come: worth asking again.
       throw new SignatureRefused(first.code, message, ASK_AGAIN.has(first.code) ? RETRY_LATER : {});
@@ -324,7 +325,8 @@ export class ClaimSignatures {
       if (left !== null && amount > left) return { code: 'limit_reached', message: `it has ${left} left, less than the ${amount} asked` };
       return { data: amountData(amount) };
     }
-    return { code: 'unsupported_incentive', message: `the service cannot yet work out what a ${incentive.type} pays` };
+    // Every variant the indexer and the import take is handled above.
+    throw new Error(`GET /signatures has no incentive data for the variant ${incentive.type}`);
   }
 
   /** `amount` of a pegged incentive's peg as an amount of its asset, at both prices of the transaction's block time; the same when the peg is the asset. */
