@@ -34,7 +34,7 @@ const { values } = parseArgs({
   options: {
     endpoints: { type: 'string', default: '100' },
     rate: { type: 'string', default: '200' },
-    duration: { type: 'string', default: '30' },
+    duration: { type: 'string', default: '20' },
     'backlog-endpoints': { type: 'string', default: '20' },
     'backlog-claims': { type: 'string', default: '2000' },
     connections: { type: 'string', default: '10' },

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
 import type { EventPosition } from './events.repository.js';
 
@@ -39,6 +39,17 @@ export interface LeasedEndpoint {
   cursor: EventPosition;
   failingSince: Date | null;
   attempts: number;
+  /** Its first page of events after `cursor`, read with the lease. */
+  page: PendingPage;
+}
+
+/** Events of an endpoint after a position, as the lease and `pending` read them. */
+export interface PendingPage {
+  events: WebhookEvent[];
+  /** The last position read through: the last event's when the page is full, else the head (events the filters left out are passed too). */
+  through: EventPosition;
+  /** Events through this commit are deleted: an endpoint before it gets a refetch first. */
+  prunedThrough: number;
 }
 
 /** An event of the log as a webhook carries it. */
@@ -61,6 +72,9 @@ export interface WebhookAttempt {
 /** A failure the deliverer records. */
 export interface FailedAttempt {
   eventId: string;
+  /** Failed attempts at this message so far, this one included, and since when every attempt failed. */
+  attempts: number;
+  failingSince: Date;
   status: number | null;
   error: string;
   /** Undefined: the endpoint is disabled with `disable` as its reason. */
@@ -90,6 +104,9 @@ const summaryOf = ({ cursorSeq, cursorId, ...row }: SummaryRow): WebhookEndpoint
 
 /** The position after every event committed so far: where a new endpoint starts. */
 const HEAD = sql`(SELECT coalesce(max(seq), 0) FROM event_commits)`;
+/** Events read for an endpoint at a time. */
+export const PAGE_SIZE = 100;
+
 /** An id after every event of a transaction (frames.ts' WHOLE_TRANSACTION). */
 const WHOLE_TRANSACTION = Number.MAX_SAFE_INTEGER;
 
@@ -106,6 +123,33 @@ const TAKES = sql.raw(`(e.type = 'refetch' OR (
 /** Whether endpoint `w` is to be sent to now: enabled, its next attempt due, no live lease, behind `head`. */
 const DUE = sql.raw(`w.enabled AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until < now())
    AND (w.cursor_seq < head.seq OR (w.cursor_seq = head.seq AND w.cursor_id < ${WHOLE_TRANSACTION}))`);
+
+/**
+ * Endpoint `w`'s events after a position, committed through `head.seq`, in commit order: the
+ * subquery of a LEFT JOIN LATERAL beside `w` and `head`.
+ */
+const pageAfter = (cursorSeq: SQL, cursorId: SQL, limit: number) => sql`
+  SELECT c.seq::float8 AS seq, e.id::float8 AS id, e.type, iso_utc(c.committed_at) AS "committedAt", e.data::text AS data
+    FROM event_commits AS c
+    JOIN events AS e ON e.xid = c.xid
+   WHERE c.seq >= ${cursorSeq} AND (c.seq, e.id) > (${cursorSeq}, ${cursorId}) AND c.seq <= head.seq
+     AND ${TAKES}
+   ORDER BY c.seq, e.id
+   LIMIT ${limit}`;
+
+/** What a page's statement returns per row: the head and retention, and an event (null columns for none). */
+type PageRow = { headSeq: number; prunedThrough: number } & { [K in keyof WebhookEvent]: WebhookEvent[K] | null };
+
+/** The page of one endpoint's rows (at least one row: the head's). */
+function pageOf(rows: PageRow[], limit: number): PendingPage {
+  const events = rows.filter((row): row is PageRow & WebhookEvent => row.seq !== null).map(({ seq, id, type, committedAt, data }) => ({ seq, id, type, committedAt, data }));
+  const last = events.at(-1);
+  const through = events.length === limit && last ? { seq: last.seq, id: last.id } : { seq: rows[0]!.headSeq, id: WHOLE_TRANSACTION };
+  return { events, through, prunedThrough: rows[0]!.prunedThrough };
+}
+
+const HEAD_AND_RETENTION = sql.raw(`head.seq::float8 AS "headSeq", coalesce((SELECT pruned_through FROM event_retention), 0)::float8 AS "prunedThrough",
+       page.seq, page.id, page.type, page."committedAt", page.data`);
 
 /** The operator's side: endpoints added, changed, listed and removed (npm run webhooks). */
 export function createWebhookEndpointsRepository(db: Database) {
@@ -231,8 +275,9 @@ export function createWebhookDeliveryRepository(db: Database) {
     },
 
     /**
-     * Leases up to `limit` enabled endpoints that are due and have events after their position:
-     * skipped when another deliverer holds them (SKIP LOCKED, then the lease itself).
+     * Leases up to `limit` enabled endpoints that are due and have events after their position,
+     * each with its first page of them: skipped when another deliverer holds them (SKIP LOCKED,
+     * then the lease itself).
      */
     async lease(owner: string, limit: number, leaseSeconds: number): Promise<LeasedEndpoint[]> {
       // Endpoints whose filters take none of the events after their position: moved to the head in
@@ -246,7 +291,9 @@ export function createWebhookDeliveryRepository(db: Database) {
            AND w.cursor_seq >= (SELECT pruned_through FROM event_retention)
            AND NOT EXISTS (SELECT 1 FROM event_commits AS c JOIN events AS e ON e.xid = c.xid
                             WHERE c.seq >= w.cursor_seq AND (c.seq, e.id) > (w.cursor_seq, w.cursor_id) AND c.seq <= head.seq AND ${TAKES})`);
-      const rows = await queryRows<Omit<LeasedEndpoint, 'cursor'> & { cursorSeq: number; cursorId: number }>(
+      // The endpoint's id as endpointId: `id` is the event's.
+      type LeaseRow = Omit<LeasedEndpoint, 'id' | 'cursor' | 'page'> & { endpointId: number; cursorSeq: number; cursorId: number } & PageRow;
+      const rows = await queryRows<LeaseRow>(
         db,
         sql`WITH head AS (SELECT coalesce(max(seq), 0) AS seq FROM event_commits),
                  due AS (
@@ -254,69 +301,79 @@ export function createWebhookDeliveryRepository(db: Database) {
                     WHERE ${DUE}
                     ORDER BY w.next_attempt_at
                     LIMIT ${limit}
-                      FOR UPDATE OF w SKIP LOCKED)
-            UPDATE webhook_endpoints AS w
-               SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds})
-              FROM due WHERE w.id = due.id
-            RETURNING w.id, w.url, w.secret,
-                      CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS "previousSecret",
-                      w.cursor_seq::float8 AS "cursorSeq", w.cursor_id::float8 AS "cursorId", w.failing_since AS "failingSince", w.attempts`,
+                      FOR UPDATE OF w SKIP LOCKED),
+                 leased AS (
+                   UPDATE webhook_endpoints AS w
+                      SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds})
+                     FROM due WHERE w.id = due.id
+                   RETURNING w.id, w.url, w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
+                             w.cursor_seq, w.cursor_id, w.failing_since, w.attempts, w.types, w.chain_ids, w.campaign_ids, w.claimant)
+            SELECT w.id AS "endpointId", w.url, w.secret, w.previous_secret AS "previousSecret", w.cursor_seq::float8 AS "cursorSeq", w.cursor_id::float8 AS "cursorId",
+                   w.failing_since AS "failingSince", w.attempts, ${HEAD_AND_RETENTION}
+              FROM leased AS w
+             CROSS JOIN head
+              LEFT JOIN LATERAL (${pageAfter(sql`w.cursor_seq`, sql`w.cursor_id`, PAGE_SIZE)}) AS page ON true
+             ORDER BY w.id, page.seq, page.id`,
       );
-      return rows.map(({ cursorSeq, cursorId, ...row }) => ({ ...row, failingSince: dateOf(row.failingSince), cursor: { seq: cursorSeq, id: cursorId } }));
+      const byEndpoint = new Map<number, LeaseRow[]>();
+      for (const row of rows) byEndpoint.set(row.endpointId, [...(byEndpoint.get(row.endpointId) ?? []), row]);
+      return [...byEndpoint.values()].map((endpointRows) => {
+        const { endpointId, url, secret, previousSecret, cursorSeq, cursorId, failingSince, attempts } = endpointRows[0]!;
+        return { id: endpointId, url, secret, previousSecret, cursor: { seq: cursorSeq, id: cursorId }, failingSince: dateOf(failingSince), attempts, page: pageOf(endpointRows, PAGE_SIZE) };
+      });
     },
 
     /**
-     * The endpoint's events after its position, committed through `head.seq`, in commit order, and
+     * The endpoint's events after its position, committed through the head, in commit order, and
      * the last position they were read through: the last event's when the page is full, else the
-     * head (every event before it that the filters left out is passed too).
+     * head (every event before it that the filters left out is passed too). One statement.
      */
-    async pending(endpoint: LeasedEndpoint, limit: number): Promise<{ events: WebhookEvent[]; through: EventPosition; prunedThrough: number }> {
-      const [head] = await queryRows<{ seq: number; pruned_through: number }>(
+    async pending(endpointId: number, cursor: EventPosition): Promise<PendingPage> {
+      const rows = await queryRows<PageRow>(
         db,
-        sql`SELECT coalesce((SELECT max(seq) FROM event_commits), 0)::float8 AS seq,
-                   coalesce((SELECT pruned_through FROM event_retention), 0)::float8 AS pruned_through`,
+        sql`WITH head AS (SELECT coalesce(max(seq), 0) AS seq FROM event_commits)
+            SELECT ${HEAD_AND_RETENTION}
+              FROM head
+              JOIN webhook_endpoints AS w ON w.id = ${endpointId}
+              LEFT JOIN LATERAL (${pageAfter(sql`${cursor.seq}`, sql`${cursor.id}::numeric`, PAGE_SIZE)}) AS page ON true
+             ORDER BY page.seq, page.id`,
       );
-      const { cursor } = endpoint;
-      const events = await queryRows<WebhookEvent>(
-        db,
-        sql`SELECT c.seq::float8 AS seq, e.id::float8 AS id, e.type, iso_utc(c.committed_at) AS "committedAt", e.data::text AS data
-              FROM event_commits AS c
-              JOIN events AS e ON e.xid = c.xid
-              JOIN webhook_endpoints AS w ON w.id = ${endpoint.id}
-             WHERE c.seq >= ${cursor.seq} AND (c.seq, e.id) > (${cursor.seq}, ${cursor.id}::numeric) AND c.seq <= ${head!.seq}
-               AND ${TAKES}
-             ORDER BY c.seq, e.id
-             LIMIT ${limit}`,
-      );
-      const last = events.at(-1);
-      const through = events.length === limit && last ? { seq: last.seq, id: last.id } : { seq: head!.seq, id: WHOLE_TRANSACTION };
-      return { events, through, prunedThrough: head!.pruned_through };
+      if (rows.length === 0) return { events: [], through: cursor, prunedThrough: 0 };
+      return pageOf(rows, PAGE_SIZE);
     },
 
     /**
      * The receiver has everything through `position` (`deliveredId`: the message it accepted last,
-     * if any). Keeps the lease for `leaseSeconds` more; false: the lease is another's now.
+     * if any). `leaseSeconds`: keeps the lease that much longer; null: gives it up (the endpoint is
+     * due again at once). False: the lease is another's now, and nothing was written.
      */
-    async advance(id: number, owner: string, position: EventPosition, deliveredId: string | undefined, leaseSeconds: number): Promise<boolean> {
+    async advance(id: number, owner: string, position: EventPosition, deliveredId: string | undefined, leaseSeconds: number | null): Promise<boolean> {
       const rows = await queryRows<{ id: number }>(
         db,
         sql`UPDATE webhook_endpoints
                SET cursor_seq = ${position.seq}, cursor_id = ${position.id}, attempts = 0, failing_since = NULL,
                    last_delivered_at = CASE WHEN ${deliveredId ?? null}::text IS NULL THEN last_delivered_at ELSE now() END,
                    last_delivered_id = coalesce(${deliveredId ?? null}::text, last_delivered_id),
-                   lease_until = now() + make_interval(secs => ${leaseSeconds})
+                   lease_owner = CASE WHEN ${leaseSeconds}::integer IS NULL THEN NULL ELSE lease_owner END,
+                   lease_until = CASE WHEN ${leaseSeconds}::integer IS NULL THEN NULL ELSE now() + make_interval(secs => ${leaseSeconds}) END
              WHERE id = ${id} AND lease_owner = ${owner}
             RETURNING id`,
       );
       return rows.length > 0;
     },
 
-    /** Records a failed attempt and gives the lease up: the endpoint is due again at its next attempt, or disabled. */
-    async fail(id: number, owner: string, attempt: FailedAttempt): Promise<void> {
+    /**
+     * Records a failed attempt and gives the lease up: the endpoint is due again at its next
+     * attempt, or disabled. `accepted`: what the receiver took before the failure (written with it).
+     */
+    async fail(id: number, owner: string, attempt: FailedAttempt, accepted: { position: EventPosition; deliveredId: string | undefined }): Promise<void> {
       await db.execute(sql`
         WITH endpoint AS (
           UPDATE webhook_endpoints
-             SET attempts = attempts + 1, failing_since = coalesce(failing_since, now()),
+             SET cursor_seq = ${accepted.position.seq}, cursor_id = ${accepted.position.id},
+                 last_delivered_at = CASE WHEN ${accepted.deliveredId ?? null}::text IS NULL THEN last_delivered_at ELSE now() END,
+                 last_delivered_id = coalesce(${accepted.deliveredId ?? null}::text, last_delivered_id),
+                 attempts = ${attempt.attempts}, failing_since = ${attempt.failingSince},
                  next_attempt_at = coalesce(${attempt.nextAttemptAt ?? null}::timestamptz, next_attempt_at),
                  enabled = ${attempt.disable === undefined}, disabled_reason = ${attempt.disable ?? null}::text,
                  disabled_at = CASE WHEN ${attempt.disable === undefined} THEN NULL ELSE now() END,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Poller } from '../poller.js';
-import type { LeasedEndpoint, WebhookDeliveryRepository } from '../repositories/webhooks.repository.js';
+import type { EventPosition } from '../repositories/events.repository.js';
+import { type LeasedEndpoint, PAGE_SIZE, type WebhookDeliveryRepository } from '../repositories/webhooks.repository.js';
 import { nextAttemptDelaySeconds } from './backoff.js';
 import { eventMessage, isPruned, refetchMessage, type WebhookMessage } from './messages.js';
 import type { Config } from '../config.js';
@@ -48,8 +49,17 @@ interface FailureState {
 /** Seconds a lease outlasts the time-out. */
 const LEASE_MARGIN_SECONDS = 10;
 
-/** Events read for an endpoint at a time. */
-const PAGE = 100;
+/**
+ * How often, at most, a visit writes the endpoint's position while messages go through: what a
+ * process that dies mid-visit sends again. Well inside the lease, which each write renews.
+ */
+export const WRITE_EVERY_MS = 1_000;
+
+/** What the receiver has accepted in this visit: where it stands, and the last message's id. */
+interface Accepted {
+  position: EventPosition;
+  deliveredId: string | undefined;
+}
 
 /** Messages by outcome, and attempts: what /metrics reports. */
 export interface DeliveryCounts {
@@ -61,10 +71,11 @@ export interface DeliveryCounts {
 /**
  * Delivers the event log to the webhook endpoints: each round leases the endpoints that are due and
  * have events (as many as it has free places), and sends each one's events in commit order, one at
- * a time, moving its position past each event its receiver accepted (2xx). A failure records the
+ * a time, moving its position past the events its receiver accepted (2xx). A failure records the
  * attempt and puts the endpoint off (backoff, or its Retry-After); 410, or failing for longer than
- * `disableAfterSeconds`, disables it. At least once: a process that stops between a receiver's 2xx
- * and the position's write sends that message again, with the same webhook-id.
+ * `disableAfterSeconds`, disables it. At least once: the position is written when a visit ends and
+ * at most every WRITE_EVERY_MS during one, so a process that dies mid-visit leaves the messages
+ * accepted since its last write to be sent again, with the same webhook-ids.
  */
 export class WebhookDeliverer {
   readonly counts: DeliveryCounts = { outcomes: { delivered: 0, rejected: 0, unreachable: 0 }, attempts: 0, disabled: 0 };
@@ -133,42 +144,53 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Sends the endpoint what it has not had, until it has it all, a send fails, or the process closes. */
+  /**
+   * Sends the endpoint what it has not had, until it has it all, a send fails, or the process
+   * closes. The position is written at most every WRITE_EVERY_MS while messages go through (each
+   * write renews the lease), and when the visit ends: with the failure, or as the lease is given up.
+   */
   private async deliver(endpoint: LeasedEndpoint): Promise<void> {
     const { repository, secretBox } = this.options;
     const secrets = [secretBox.open(endpoint.secret), ...(endpoint.previousSecret ? [secretBox.open(endpoint.previousSecret)] : [])];
-    let cursor = endpoint.cursor;
+    // What the receiver has: the position after the last message it accepted, and that message's id.
+    const accepted: Accepted = { position: endpoint.cursor, deliveredId: undefined };
     // Failures at the message it is at, and since when: both start again once a message goes through.
     const state = { failures: endpoint.attempts, failingSince: endpoint.failingSince };
-    while (!this.closing) {
-      const page = await repository.pending({ ...endpoint, cursor }, PAGE);
-      if (isPruned(cursor, page.prunedThrough)) {
-        const message = refetchMessage(page.prunedThrough, new Date());
-        if (!(await this.send(endpoint, secrets, message, state))) return;
-        cursor = message.position;
-        if (!(await repository.advance(endpoint.id, this.owner, cursor, message.id, this.leaseSeconds))) return;
+    let written = Date.now();
+    /** One message; false: the visit ends (the send failed and was recorded, or the lease is another's). */
+    const deliverOne = async (message: WebhookMessage): Promise<boolean> => {
+      if (!(await this.send(endpoint, secrets, message, state, accepted))) return false;
+      accepted.position = message.position;
+      accepted.deliveredId = message.id;
+      if (Date.now() - written < WRITE_EVERY_MS) return true;
+      written = Date.now();
+      // Lost the lease (this process stalled past it): the endpoint is another's now.
+      return repository.advance(endpoint.id, this.owner, accepted.position, accepted.deliveredId, this.leaseSeconds);
+    };
+    // The first page came with the lease.
+    let page = endpoint.page;
+    for (let first = true; !this.closing; first = false) {
+      if (!first) page = await repository.pending(endpoint.id, accepted.position);
+      if (isPruned(accepted.position, page.prunedThrough)) {
+        if (!(await deliverOne(refetchMessage(page.prunedThrough, new Date())))) return;
         continue;
       }
       for (const event of page.events) {
         if (this.closing) break;
-        const message = eventMessage(event);
-        if (!(await this.send(endpoint, secrets, message, state))) return;
-        cursor = message.position;
-        // Lost the lease (this process stalled past it): the endpoint is another's now.
-        if (!(await repository.advance(endpoint.id, this.owner, cursor, message.id, this.leaseSeconds))) return;
+        if (!(await deliverOne(eventMessage(event)))) return;
       }
       if (this.closing) break;
-      if (page.events.length < PAGE) {
+      if (page.events.length < PAGE_SIZE) {
         // Everything through the head read is passed: the events the filters left out too.
-        if (await repository.advance(endpoint.id, this.owner, page.through, undefined, this.leaseSeconds)) break;
-        return;
+        accepted.position = page.through;
+        break;
       }
     }
-    await repository.release(endpoint.id, this.owner);
+    await repository.advance(endpoint.id, this.owner, accepted.position, accepted.deliveredId, null);
   }
 
-  /** One attempt at one message: true when the receiver accepted it; otherwise the failure is recorded and the lease given up. */
-  private async send(endpoint: LeasedEndpoint, secrets: string[], message: WebhookMessage, state: FailureState): Promise<boolean> {
+  /** One attempt at one message: true when the receiver accepted it; otherwise the failure is recorded (with what was accepted before it) and the lease given up. */
+  private async send(endpoint: LeasedEndpoint, secrets: string[], message: WebhookMessage, state: FailureState, accepted: Accepted): Promise<boolean> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = webhookHeaders(secrets, message.id, timestamp, message.body);
     this.counts.attempts++;
@@ -189,11 +211,18 @@ export class WebhookDeliverer {
       this.counts.outcomes.unreachable++;
       error = failure.message;
     }
-    await this.recordFailure(endpoint, message, state, response, error);
+    await this.recordFailure(endpoint, message, state, accepted, response, error);
     return false;
   }
 
-  private async recordFailure(endpoint: LeasedEndpoint, message: WebhookMessage, state: FailureState, response: WebhookResponse | undefined, error: string): Promise<void> {
+  private async recordFailure(
+    endpoint: LeasedEndpoint,
+    message: WebhookMessage,
+    state: FailureState,
+    accepted: Accepted,
+    response: WebhookResponse | undefined,
+    error: string,
+  ): Promise<void> {
     const now = Date.now();
     const failingSince = state.failingSince?.getTime() ?? now;
     const failures = state.failures + 1;
@@ -204,7 +233,12 @@ export class WebhookDeliverer {
     }
     const delay = nextAttemptDelaySeconds(failures, response?.retryAfterSeconds, this.options.random);
     const nextAttemptAt = disable === undefined ? new Date(now + delay * 1000) : undefined;
-    await this.options.repository.fail(endpoint.id, this.owner, { eventId: message.id, status: response?.status ?? null, error, nextAttemptAt, disable });
+    await this.options.repository.fail(
+      endpoint.id,
+      this.owner,
+      { eventId: message.id, attempts: failures, failingSince: new Date(failingSince), status: response?.status ?? null, error, nextAttemptAt, disable },
+      accepted,
+    );
     if (disable !== undefined) {
       this.counts.disabled++;
       // The origin alone: a URL's path or query may hold the receiver's own token.

@@ -8,6 +8,8 @@ export interface ReceivedMessage {
   headers: IncomingHttpHeaders;
   body: string;
   verified: boolean;
+  /** When it arrived (epoch ms). */
+  receivedAt: number;
   /** What verifying said when it refused. */
   refusal?: string;
 }
@@ -32,7 +34,7 @@ export class WebhookReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        const message: ReceivedMessage = { id: String(request.headers['webhook-id']), headers: request.headers, body, verified: false };
+        const message: ReceivedMessage = { id: String(request.headers['webhook-id']), headers: request.headers, body, verified: false, receivedAt: Date.now() };
         try {
           new Webhook(this.secret!).verify(body, request.headers as Record<string, string>);
           message.verified = true;
