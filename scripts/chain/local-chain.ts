@@ -116,6 +116,11 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
   if (options.port !== undefined) args.push('--silent');
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process that ends without stop() (a benchmark or script that threw) takes its node with it:
+  // an orphaned anvil goes on holding its memory and a core.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const port = options.port ?? (await listeningPort(child, () => stderr));
