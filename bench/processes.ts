@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import autocannon from 'autocannon';
 import { IMAGE_ENVIRONMENT } from './image-environment.js';
 
 /** Starting, waiting for and stopping the processes a benchmark measures. */
@@ -33,4 +34,21 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/**
+ * The read load the live-write benchmarks set beside their writes: the campaign list and one
+ * campaign in turn over `connections` keep-alive connections for `seconds`; requests a second, and
+ * every request that was not a 2xx or got no answer.
+ */
+export async function campaignReads(base: string, campaignId: string, connections: number, seconds: number): Promise<{ rps: number; errors: number }> {
+  let turn = 0;
+  const paths = ['/campaigns', `/campaigns/${campaignId}`];
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[turn++ % paths.length]! }) }],
+  });
+  return { rps: Math.round((result['2xx'] + result.non2xx) / result.duration), errors: result.errors + result.timeouts + result.non2xx };
 }

@@ -12,7 +12,7 @@ import { migratePostgres } from '../src/db/migrate.js';
 import { createIndexer } from '../src/indexer/indexer.js';
 import { memorySource } from '../src/ingest/memory-source.js';
 import { ingest } from '../src/ingest/write.js';
-import { freePort, start, stop } from './processes.js';
+import { campaignReads, freePort, start, stop } from './processes.js';
 
 /**
  * `npm run bench:signatures`: GET /signatures on a local node (anvil with the protocol's own
@@ -140,17 +140,7 @@ async function each(paths: string[]) {
   return { p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, rps: Math.round(result.requests.average) };
 }
 
-async function reads(seconds: number) {
-  let turn = 0;
-  const paths = ['/campaigns', `/campaigns/${campaignId}`];
-  const result = await autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[turn++ % paths.length]! }) }],
-  });
-  return { rps: Math.round((result['2xx'] + result.non2xx) / result.duration), errors: result.errors + result.timeouts + result.non2xx };
-}
+const reads = (seconds: number) => campaignReads(base, campaignId, connections, seconds);
 
 try {
   const half = Math.floor(transactions / 2);

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
 import { openDatabase } from '../src/db/client.js';
@@ -11,7 +10,7 @@ import { prepareDemo } from '../src/demo.js';
 import { createWebhookEndpointsRepository } from '../src/repositories/webhooks.repository.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { generateSecret } from '../src/webhooks/signing.js';
-import { freePort, start, stop } from './processes.js';
+import { campaignReads, freePort, start, stop } from './processes.js';
 
 /**
  * `npm run bench:webhooks`: webhook delivery by the built server, to receivers in this process
@@ -128,17 +127,7 @@ const writeClaim = (campaign: { key: number; chain_id: number }, count = 1) => {
   );
 };
 
-async function reads(seconds: number) {
-  let turn = 0;
-  const paths = ['/campaigns', `/campaigns/${targets[0]!.public_id}`];
-  const result = await autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[turn++ % paths.length]! }) }],
-  });
-  return { rps: Math.round((result['2xx'] + result.non2xx) / result.duration), errors: result.errors + result.timeouts + result.non2xx };
-}
+const reads = (seconds: number) => campaignReads(base, targets[0]!.public_id, connections, seconds);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 

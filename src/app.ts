@@ -50,12 +50,12 @@ import { rewardKitRoutes } from './routes/reward-kit.js';
 import { exploreRoutes } from './routes/explore.js';
 import { historyRoutes } from './routes/history.js';
 import { signatureRoutes } from './routes/signatures.js';
-import { registerWebhookMetrics, webhooksLifecycle } from './plugins/webhooks.js';
+import { registerWebhookMetrics } from './plugins/webhooks.js';
 import { createWebhookDeliveryRepository } from './repositories/webhooks.repository.js';
 import { createWebhookDeliverer, type WebhookDeliverer } from './webhooks/deliverer.js';
 import { type ClaimSignatures, createClaimSignatures } from './services/claim-signatures.js';
 import { SignerTrustCheck, VALIDATORS_CHECKED_AT_START } from './services/signer-trust-check.js';
-import { signerTrustCheckLifecycle } from './plugins/signer-trust-check.js';
+import { componentLifecycle } from './plugins/component-lifecycle.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { createEntryCache, type EntryCache } from './services/entry-cache.js';
@@ -213,7 +213,7 @@ export async function buildApp(
       ? createWebhookDeliverer(config, { repository: webhookDelivery, logger, isReady: () => startup.pending() === undefined })
       : webhookDeliverer;
   if (deliverer) {
-    await app.register(webhooksLifecycle, { deliverer });
+    await app.register(componentLifecycle, { component: deliverer });
     if (app.metricsRegistry) registerWebhookMetrics(app.metricsRegistry, deliverer, webhookDelivery);
   }
   // Before the response cache: its onRequest hook must run first, so that cached answers count
@@ -256,8 +256,8 @@ export async function buildApp(
   });
 
   const signatures = claimSignatures ?? createClaimSignatures(config, { repository: app.repositories.signatures, write: database.db, clock, logger });
-  await app.register(signerTrustCheckLifecycle, {
-    check: new SignerTrustCheck({
+  await app.register(componentLifecycle, {
+    component: new SignerTrustCheck({
       canSign: signatures.canSign,
       validators: () => app.repositories.signatures.activeValidators(clock(), VALIDATORS_CHECKED_AT_START),
       check: (validators) => signatures.checkValidators(validators),

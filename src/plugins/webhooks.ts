@@ -1,27 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WebhookDeliveryRepository } from '../repositories/webhooks.repository.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { countedByLabel } from './metrics.js';
-
-/**
- * The webhook deliverer as a component of the app: given to buildApp (tests hand in their own, or
- * none), started when the app is ready and closed with it, after the messages in flight.
- */
-export const webhooksLifecycle = fp<{ deliverer: WebhookDeliverer }>(
-  (app: FastifyInstance, { deliverer }, done) => {
-    app.addHook('onReady', (ready) => {
-      deliverer.start();
-      ready();
-    });
-    app.addHook('onClose', async () => {
-      await deliverer.close();
-    });
-    done();
-  },
-  { name: 'webhooks' },
-);
 
 /** Deliveries by outcome, attempts, each endpoint's lag and the disabled endpoints, on /metrics. */
 export function registerWebhookMetrics(registry: Registry, deliverer: WebhookDeliverer, repository: WebhookDeliveryRepository): void {
