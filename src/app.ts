@@ -10,6 +10,7 @@ import { RequestLogController } from './logger.js';
 import { type ClaimWindows, claimWindowsLifecycle, createClaimVolumes } from './claim-volumes/index.js';
 import { entryCacheLifecycle } from './plugins/entry-cache.js';
 import { profileCacheLifecycle } from './plugins/profile-cache.js';
+import { historyCacheLifecycle } from './plugins/history-cache.js';
 import { errorHandler } from './plugins/error-handler.js';
 import { compression, responseCompressionFor } from './plugins/external/compression.js';
 import { corsPolicy } from './plugins/external/cors.js';
@@ -25,6 +26,7 @@ import {
   registerEventStreamMetrics,
   registerEntryCacheMetrics,
   registerProfileCacheMetrics,
+  registerHistoryCacheMetrics,
 } from './plugins/metrics.js';
 import { notFound } from './plugins/not-found.js';
 import { publicCache } from './plugins/public-cache.js';
@@ -60,6 +62,7 @@ import { leaderboardRoutes } from './routes/leaderboard.js';
 import { SHARED_SCHEMAS } from './schemas/index.js';
 import { createEntryCache, type EntryCache } from './services/entry-cache.js';
 import { createProfileCache, type ProfileCache } from './services/profile-cache.js';
+import { createHistoryCache, type HistoryCache } from './services/history-cache.js';
 import { replicaLagFor } from './plugins/replica-lag.js';
 import { STARTED, type StartupStatus } from './startup.js';
 import { describeValidationError } from './validation-messages.js';
@@ -90,6 +93,8 @@ export interface AppDependencies {
   entryCache?: EntryCache;
   /** GET /reward-kit's kept answers (default: PROFILE_CACHE_MAX_MB of them, emptied when the app closes). */
   profileCache?: ProfileCache;
+  /** GET /campaigns/{id}/history's kept answers (default: HISTORY_CACHE_MAX_MB of them, emptied when the app closes). */
+  historyCache?: HistoryCache;
   /** Where the indexed data stands (default: read from the read database every INDEXED_BLOCKS_POLL_MS, started and closed with the app). */
   indexedBlocks?: IndexedBlocks;
   /** What reads the event log for GET /events (default: one reading the read database every EVENTS_POLL_MS). */
@@ -106,7 +111,7 @@ export interface AppDependencies {
  */
 export async function buildApp(
   config: Config,
-  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, indexedBlocks, eventFeed, claimSignatures, webhookDeliverer }: AppDependencies,
+  { database, logger, clock = () => new Date(), startup = STARTED, claimWindows, entryCache, profileCache, historyCache, indexedBlocks, eventFeed, claimSignatures, webhookDeliverer }: AppDependencies,
 ): Promise<App> {
   // Fastify's logger type is pino's, minus fields Fastify never reads.
   const loggerInstance: FastifyBaseLogger = logger;
@@ -174,6 +179,7 @@ export async function buildApp(
   await app.register(claimWindowsLifecycle, { claimWindows: claimWindows ?? createClaimVolumes({ config, database, logger, startup, clock }) });
   await app.register(entryCacheLifecycle, { entryCache: entryCache ?? createEntryCache(config) });
   await app.register(profileCacheLifecycle, { profileCache: profileCache ?? createProfileCache(config) });
+  await app.register(historyCacheLifecycle, { historyCache: historyCache ?? createHistoryCache(config) });
 
   const feed = eventFeed ?? createEventFeed(config, { events: app.repositories.events, logger });
   await app.register(eventStreamsLifecycle, {
@@ -204,6 +210,7 @@ export async function buildApp(
   if (app.metricsRegistry) {
     registerEntryCacheMetrics(app.metricsRegistry, app.entryCache);
     registerProfileCacheMetrics(app.metricsRegistry, app.profileCache);
+    registerHistoryCacheMetrics(app.metricsRegistry, app.historyCache);
     registerClaimWindowsMetrics(app.metricsRegistry, app.claimWindows);
     registerEventStreamMetrics(app.metricsRegistry, app.eventStreams, app.eventFeed);
   }

@@ -217,6 +217,13 @@ export const ConfigSchema = Type.Object({
     description:
       "Memory for kept GET /reward-kit answers (about 1 KB per listed reward), served again while the claimant's rows, the campaigns and the clock leave them exact; 0 builds every profile per request",
   }),
+  HISTORY_CACHE_MAX_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4096,
+    default: 8,
+    description:
+      'Memory for kept GET /campaigns/{id}/history answers (about 110 bytes a bucket), served again while the campaign, its incentives, its claims and the tokens are unchanged; 0 builds every history per request',
+  }),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       description:

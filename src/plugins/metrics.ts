@@ -7,6 +7,7 @@ import type { ClaimWindows } from '../claim-volumes/index.js';
 import type { EventFeed, EventStreams } from '../events/index.js';
 import type { EntryCache } from '../services/entry-cache.js';
 import type { ProfileCache } from '../services/profile-cache.js';
+import type { HistoryCache } from '../services/history-cache.js';
 import { registerBuildInfo } from '../build-info.js';
 
 declare module 'fastify' {
@@ -134,6 +135,23 @@ export function registerProfileCacheMetrics(registry: Registry, cache: ProfileCa
     registry,
     'reward_profile_lookups_total',
     'GET /reward-kit answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
+    () => cache.lookups,
+  );
+}
+
+export function registerHistoryCacheMetrics(registry: Registry, cache: HistoryCache): void {
+  new Gauge({
+    name: 'campaign_histories_kept_bytes',
+    help: 'Bytes of GET /campaigns/{id}/history answers the server keeps (HISTORY_CACHE_MAX_MB at most)',
+    registers: [registry],
+    collect() {
+      this.set(cache.keptBytes);
+    },
+  });
+  lookupCounter(
+    registry,
+    'campaign_history_lookups_total',
+    'GET /campaigns/{id}/history answers that could be kept: reused (kept and unchanged) or missed (built, kept or built again)',
     () => cache.lookups,
   );
 }

@@ -19,6 +19,8 @@ export interface HistoryIncentive {
 }
 
 export interface HistoryRows {
+  /** historyVersion()'s version, read in the same snapshot as the rows. */
+  version: string | null;
   incentives: HistoryIncentive[];
   /** Per bucket start (epoch ms) and incentive position with claims or draws: claims, amount and USD paid. */
   paid: [number, number, number, string, number][];
@@ -36,17 +38,37 @@ export interface HistoryWindow {
   now: Date;
 }
 
+/**
+ * The version of everything a campaign's history is made of: its entry version (entry_versions), new
+ * whenever the campaign, its incentives, their tokens or its claims change (a revaluation included),
+ * from a sequence, so never given twice. Null when the campaign has no entry version yet.
+ */
+const historyVersion = (publicId: string) =>
+  sql`(SELECT v.version::text FROM campaigns AS c JOIN entry_versions AS v ON v.campaign_key = c.key WHERE c.public_id = ${publicId})`;
+
 /** What a campaign's history is made of: campaign_history() (src/db/sql/campaign_history.sql) reads it in one snapshot. */
 export function createHistoryRepository(db: Database) {
   return {
-    async findHistory(publicId: string, { interval, from, to, burnFrom, burnTo }: HistoryWindow): Promise<HistoryRows | null> {
-      const [row] = await queryRows<{ incentives: string; paid: string; people: string }>(
+    /** The campaign's history version (see historyVersion), null without one; undefined for an unknown campaign. */
+    async version(publicId: string): Promise<string | null | undefined> {
+      const [row] = await queryRows<{ version: string | null }>(
         db,
-        sql`SELECT * FROM campaign_history(${publicId}, ${interval}, ${from}, ${to}, ${burnFrom}, ${burnTo})`,
+        sql`SELECT v.version::text AS version FROM campaigns AS c LEFT JOIN entry_versions AS v ON v.campaign_key = c.key WHERE c.public_id = ${publicId}`,
+      );
+      return row === undefined ? undefined : row.version;
+    },
+
+    /** The campaign's history rows and their version; null for an unknown campaign. */
+    async findHistory(publicId: string, { interval, from, to, burnFrom, burnTo }: HistoryWindow): Promise<HistoryRows | null> {
+      // One statement, so one snapshot: campaign_history() is STABLE and reads in the statement's.
+      const [row] = await queryRows<{ version: string | null; incentives: string; paid: string; people: string }>(
+        db,
+        sql`SELECT ${historyVersion(publicId)} AS version, h.* FROM campaign_history(${publicId}, ${interval}, ${from}, ${to}, ${burnFrom}, ${burnTo}) AS h`,
       );
       if (!row) return null;
       type IncentiveRow = [number, string | null, string | null, number | null, string | null, string, string, string];
       return {
+        version: row.version,
         incentives: (JSON.parse(row.incentives) as IncentiveRow[]).map(
           ([position, token, symbol, decimals, budget, paid, paidSinceFrom, paidInBurnWindow]): HistoryIncentive => ({
             position,

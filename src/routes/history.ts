@@ -4,7 +4,6 @@ import { ErrorResponse } from '../schemas/common.js';
 import { CampaignHistory, HistoryParams, HistoryQuery, MAX_HISTORY_BUCKETS } from '../schemas/history.js';
 import { HISTORY_EXAMPLE } from '../schemas/history-examples.js';
 import { ref } from '../schemas/typebox.js';
-import { JsonBytes, type JsonBuffer } from '../json/json-bytes.js';
 import { campaignHistory, historyWindow } from '../services/campaign-history.js';
 import { normaliseCampaignId } from './campaign-filter-input.js';
 import { PUBLIC_ERROR_RESPONSES } from './error-responses.js';
@@ -41,33 +40,10 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const publicId = normaliseCampaignId(request.params.id);
-      const found = await campaignHistory(history, publicId, historyWindow(request.query, app.clock()));
+      const found = await campaignHistory({ history, cache: app.historyCache }, publicId, historyWindow(request.query, app.clock()));
       if (found === null) throw notFound(`campaign ${publicId} not found`);
-      return sendJsonText(reply, historyBytes(found));
+      void reply.header('etag', found.etag);
+      return sendJsonText(reply, found.body);
     },
   );
 };
-
-/**
- * The answer as JSON bytes, in the schema's order. A month by hour is 720 buckets, most of them
- * sharing one `paid` and one `budgetLeft` list (the service reuses the lists of buckets that paid
- * nothing): each distinct list is serialized once, and the buckets are one text of their few numbers
- * around them, encoded in one go (a piece each would cost a call into the encoder per piece).
- */
-function historyBytes({ campaignId, interval, from, to, tokens, buckets, projection }: CampaignHistory): JsonBuffer<CampaignHistory> {
-  const serialized = new Map<object, string>();
-  const once = (list: object) => {
-    let text = serialized.get(list);
-    if (text === undefined) serialized.set(list, (text = JSON.stringify(list)));
-    return text;
-  };
-  let bucketsText = '';
-  for (const { start, claims, claimants, newClaimants, paid, budgetLeft } of buckets) {
-    bucketsText += `${bucketsText === '' ? '' : ','}{"start":"${start}","claims":${claims},"claimants":${claimants},"newClaimants":${newClaimants},"paid":${once(paid)},"budgetLeft":${once(budgetLeft)}}`;
-  }
-  return new JsonBytes()
-    .text(`{"campaignId":${JSON.stringify(campaignId)},"interval":"${interval}","from":"${from}","to":"${to}","tokens":${JSON.stringify(tokens)},"buckets":[`)
-    .text(bucketsText)
-    .text(`],"projection":${JSON.stringify(projection)}}`)
-    .toBuffer<CampaignHistory>();
-}

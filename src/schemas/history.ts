@@ -70,7 +70,7 @@ const TokenProjection = Type.Object(
     token: ref(Address),
     left: Type.Unsafe<string>({ ...ref(BigIntString), description: 'Budget left now, in base units' }),
     paidPerDay: Type.Unsafe<string>({ ...ref(BigIntString), description: `Average paid per day over the ${BURN_WINDOW_DAYS * 24} whole UTC hours before the current hour, in base units, rounded down` }),
-    exhaustsAt: Nullable(DateTime, { description: 'When the budget runs out at that rate; null when nothing was paid (or nothing is left)' }),
+    exhaustsAt: Nullable(DateTime, { description: 'When the budget runs out at that rate, counted from the start of the current second; null when nothing was paid (or nothing is left)' }),
   },
   { additionalProperties: false },
 );
@@ -93,7 +93,7 @@ export const CampaignHistory = Type.Object(
       {
         exhaustsAt: Nullable(DateTime, {
           description:
-            'When the last budgeted token runs out, from now, if each keeps being paid at its rate of the ' +
+            'When the last budgeted token runs out, counted from the start of the current second, if each keeps being paid at its rate of the ' +
             `${BURN_WINDOW_DAYS * 24} whole UTC hours before the current hour; null when one of them would never run out at that rate, or the campaign has no budget left or none at all`,
         }),
         tokens: Type.Array(TokenProjection),

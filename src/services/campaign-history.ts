@@ -1,6 +1,8 @@
+import { entityTag } from '../entity-tag.js';
 import { badRequest } from '../errors.js';
 import { parseInstant } from '../instant.js';
-import type { HistoryIncentive, HistoryRepository, HistoryWindow } from '../repositories/history.repository.js';
+import { type JsonBuffer, JsonBytes } from '../json/json-bytes.js';
+import type { HistoryIncentive, HistoryRepository, HistoryRows, HistoryWindow } from '../repositories/history.repository.js';
 import {
   BURN_WINDOW_DAYS,
   type CampaignHistory,
@@ -10,6 +12,7 @@ import {
   type HistoryQuery,
   MAX_HISTORY_BUCKETS,
 } from '../schemas/history.js';
+import type { HistoryCache, KeptHistory, ProjectionPart } from './history-cache.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -43,6 +46,43 @@ export function historyWindow(query: HistoryQuery, now: Date): HistoryWindow {
   return { interval, from: new Date(first), to: new Date(last + step), now, burnFrom: new Date(burnTo - BURN_WINDOW), burnTo: new Date(burnTo) };
 }
 
+export interface HistoryDeps {
+  history: HistoryRepository;
+  cache: HistoryCache;
+}
+
+/**
+ * GET /campaigns/{id}/history's answer as JSON bytes; null for an unknown campaign. A kept answer
+ * is served while the campaign's history version is the one it was built at (HistoryCache). Its
+ * projection counts from the start of the request's second, so it is written once a second and
+ * every request of that second gets the same bytes and ETag.
+ */
+export async function campaignHistory(
+  { history, cache }: HistoryDeps,
+  publicId: string,
+  window: HistoryWindow,
+): Promise<{ body: JsonBuffer<CampaignHistory>; etag: string } | null> {
+  const key = `${publicId} ${window.interval} ${window.from.getTime()} ${window.to.getTime()} ${window.burnTo.getTime()}`;
+  let kept: KeptHistory | undefined;
+  if (cache.keeps) {
+    const version = await history.version(publicId);
+    if (version === undefined) return null;
+    kept = cache.get(key, version);
+  }
+  if (kept === undefined) {
+    const rows = await history.findHistory(publicId, window);
+    if (rows === null) return null;
+    kept = keptHistory(publicId, window, rows);
+    if (rows.version !== null) cache.set(key, kept);
+  }
+  const second = Math.floor(window.now.getTime() / 1000) * 1000;
+  if (kept.answered?.second !== second) {
+    const body = new JsonBytes().bytes(kept.head).text(projectionText(kept.projection, second)).toBuffer();
+    kept.answered = { second, body, etag: entityTag(body) };
+  }
+  return { body: kept.answered.body as JsonBuffer<CampaignHistory>, etag: kept.answered.etag };
+}
+
 /**
  * A campaign's history: every bucket of the window, with the claims, claimants and payments of its
  * claims, and the budget left at its end. The budget left is the budget as it stands now less what
@@ -51,9 +91,7 @@ export function historyWindow(query: HistoryQuery, now: Date): HistoryWindow {
  * BURN_WINDOW_DAYS days of whole UTC hours before the current hour (the hours the history keeps),
  * per token; the campaign runs out when its last budgeted token does.
  */
-export async function campaignHistory(history: HistoryRepository, publicId: string, window: HistoryWindow): Promise<CampaignHistory | null> {
-  const rows = await history.findHistory(publicId, window);
-  if (rows === null) return null;
+function keptHistory(publicId: string, window: HistoryWindow, rows: HistoryRows): KeptHistory {
   const step = STEP[window.interval];
   const paying = rows.incentives.filter((incentive): incentive is HistoryIncentive & { token: string } => incentive.token !== null);
   const tokens = [...new Map(paying.map((incentive) => [incentive.token, incentive])).values()];
@@ -111,32 +149,66 @@ export async function campaignHistory(history: HistoryRepository, publicId: stri
     });
   }
 
-  const projections = budgetedTokens.map(({ token }) => {
+  const projection = budgetedTokens.map(({ token }): ProjectionPart => {
     const mine = budgeted.filter((incentive) => incentive.token === token);
     const left = mine.reduce((sum, incentive) => sum + max0(BigInt(incentive.budget!) - BigInt(incentive.paid)), 0n);
     const burned = mine.reduce((sum, incentive) => sum + BigInt(incentive.paidInBurnWindow), 0n);
-    const exhaustsAt = left > 0n && burned > 0n ? window.now.getTime() + Number((left * BigInt(BURN_WINDOW)) / burned) : undefined;
     return {
       token,
       left: left.toString(),
       paidPerDay: (burned / BigInt(BURN_WINDOW_DAYS)).toString(),
-      exhaustsAt: exhaustsAt === undefined || exhaustsAt > MAX_DATE ? null : new Date(exhaustsAt).toISOString(),
+      runsForMs: left > 0n && burned > 0n ? Number((left * BigInt(BURN_WINDOW)) / burned) : null,
     };
   });
-  const runsOut = projections.length > 0 && projections.every((projection) => projection.exhaustsAt !== null);
-  return {
+  const head = historyHead({
     campaignId: publicId,
     interval: window.interval,
     from: window.from.toISOString(),
     to: window.to.toISOString(),
     tokens: tokens.map(({ token, symbol, decimals }) => ({ token, symbol, decimals })),
     buckets,
-    projection: {
-      exhaustsAt: runsOut ? projections.map((projection) => projection.exhaustsAt!).sort().at(-1)! : null,
-      tokens: projections,
-    },
-  };
+  });
+  return { version: rows.version ?? '', head, projection };
 }
+
+/**
+ * The answer's JSON up to its projection, in the schema's order. A month by hour is 720 buckets,
+ * most of them sharing one `paid` and one `budgetLeft` list (the lists of buckets that paid nothing
+ * are reused): each distinct list is serialized once, and the buckets are one text of their few
+ * numbers around them, encoded in one go (a piece each would cost a call into the encoder per piece).
+ */
+function historyHead({ campaignId, interval, from, to, tokens, buckets }: Omit<CampaignHistory, 'projection'>): Buffer {
+  const serialized = new Map<object, string>();
+  const once = (list: object) => {
+    let text = serialized.get(list);
+    if (text === undefined) serialized.set(list, (text = JSON.stringify(list)));
+    return text;
+  };
+  let bucketsText = '';
+  for (const { start, claims, claimants, newClaimants, paid, budgetLeft } of buckets) {
+    bucketsText += `${bucketsText === '' ? '' : ','}{"start":"${start}","claims":${claims},"claimants":${claimants},"newClaimants":${newClaimants},"paid":${once(paid)},"budgetLeft":${once(budgetLeft)}}`;
+  }
+  return new JsonBytes()
+    .text(`{"campaignId":${JSON.stringify(campaignId)},"interval":"${interval}","from":"${from}","to":"${to}","tokens":${JSON.stringify(tokens)},"buckets":[`)
+    .text(bucketsText)
+    .text('],"projection":')
+    .toBuffer();
+}
+
+/** The projection from `now` (epoch milliseconds), and the answer's closing brace. */
+function projectionText(parts: readonly ProjectionPart[], now: number): string {
+  const tokens: CampaignHistory['projection']['tokens'] = parts.map(({ token, left, paidPerDay, runsForMs }) => {
+    const exhaustsAt = runsForMs === null ? undefined : now + runsForMs;
+    return { token, left, paidPerDay, exhaustsAt: exhaustsAt === undefined || exhaustsAt > MAX_DATE ? null : new Date(exhaustsAt).toISOString() };
+  });
+  const runsOut = tokens.length > 0 && tokens.every((token) => token.exhaustsAt !== null);
+  const projection: CampaignHistory['projection'] = {
+    exhaustsAt: runsOut ? tokens.map((token) => token.exhaustsAt!).sort().at(-1)! : null,
+    tokens,
+  };
+  return `${JSON.stringify(projection)}}`;
+}
+
 
 const HOUR_TEXTS = Array.from({ length: 24 }, (_, hour) => `${String(hour).padStart(2, '0')}:00:00.000Z`);
 

@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
+import { entityTag } from '../../src/entity-tag.js';
 import { claims } from '../../src/db/schema.js';
 import { writeDataset } from '../../src/ingest/bulk-load.js';
 import type { CampaignHistory } from '../../src/schemas/history.js';
@@ -211,6 +212,73 @@ describe('GET /campaigns/{id}/history', () => {
     expect(await mine(30)).toBe(firsts!.at30);
     expect(await mine(2)).toBe(firsts!.at2);
     expect(firsts!.at30).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves a kept answer while nothing it shows changed, and builds it again after a claim, a late price, a budget or a token changes', async () => {
+    const campaign = busy[4]!;
+    const uncached = await buildTestApp(database, { RESPONSE_CACHE_TTL_MS: '0', HISTORY_CACHE_MAX_MB: '0' }, undefined, { clock: () => NOW });
+    try {
+      const url = `/campaigns/${campaign.public_id}/history?interval=hour&from=${new Date(NOW.getTime() - 72 * HOUR).toISOString()}`;
+      const [incentive] = await rows<{ position: number; asset_address: string }>(
+        sql`SELECT position, asset_address FROM incentives
+             WHERE campaign_key = ${campaign.key} AND asset_address IS NOT NULL AND total_budget IS NOT NULL ORDER BY position LIMIT 1`,
+      );
+      /** The answer with the cache, against one built afresh by an app that keeps nothing. */
+      const same = async () => {
+        const [kept, built] = await Promise.all([app.inject(url), uncached.inject(url)]);
+        expect(kept.statusCode, kept.body).toBe(200);
+        expect(kept.body).toBe(built.body);
+        return kept.json<CampaignHistory>();
+      };
+      const reusedAfter = async (change: () => Promise<unknown>) => {
+        await change();
+        const before = app.historyCache.lookups;
+        await same();
+        const built = app.historyCache.lookups;
+        expect(built.missed).toBe(before.missed + 1);
+        await same();
+        expect(app.historyCache.lookups.reused).toBe(built.reused + 1);
+      };
+
+      await reusedAfter(async () => undefined);
+      await reusedAfter(() => insertClaim(database.db, { campaignKey: campaign.key, incentivePosition: incentive!.position, claimedAt: new Date(NOW.getTime() - 3 * HOUR), amount: '777' }));
+      const [claim] = await rows<{ id: number }>(sql`SELECT id FROM claims WHERE campaign_key = ${campaign.key} ORDER BY id DESC LIMIT 1`);
+      await reusedAfter(() => database.db.update(claims).set({ usdValue: '9.875' }).where(eq(claims.id, claim!.id)));
+      // A top-up as the indexer writes it: the balance read from the chain.
+      await reusedAfter(() =>
+        rows(sql`UPDATE incentives SET balance = total_budget - total_amount_claimed + 5000 WHERE campaign_key = ${campaign.key} AND position = ${incentive!.position}`),
+      );
+      await reusedAfter(() => rows(sql`UPDATE tokens SET symbol = 'RENAMED' WHERE address = ${incentive!.asset_address}`));
+      expect((await same()).tokens.map((token) => token.symbol)).toContain('RENAMED');
+      await reusedAfter(() => database.db.delete(claims).where(eq(claims.id, claim!.id)));
+    } finally {
+      await uncached.close();
+    }
+  });
+
+  it('counts the projection from the start of the request\'s second, so every answer of that second is the same', async () => {
+    const campaign = busy[1]!;
+    let now = NOW.getTime() + 1500;
+    const later = await buildTestApp(database, { RESPONSE_CACHE_TTL_MS: '0' }, undefined, { clock: () => new Date(now) });
+    try {
+      const url = `/campaigns/${campaign.public_id}/history`;
+      const atNow = await history(campaign.public_id, '');
+      const first = await later.inject(url);
+      now += 400;
+      const sameSecond = await later.inject(url);
+      expect(sameSecond.body).toBe(first.body);
+      expect(first.headers.etag).toBe(entityTag(first.rawPayload));
+      expect((await later.inject({ url, headers: { 'if-none-match': String(first.headers.etag) } })).statusCode).toBe(304);
+      const shifted = first.json<CampaignHistory>().projection;
+      expect(shifted.tokens.length).toBeGreaterThan(0);
+      expect(shifted.tokens.map((token) => token.exhaustsAt && Date.parse(token.exhaustsAt))).toEqual(
+        atNow.projection.tokens.map((token) => token.exhaustsAt && Date.parse(token.exhaustsAt) + 1000),
+      );
+      now += 100;
+      expect((await later.inject(url)).body).not.toBe(first.body);
+    } finally {
+      await later.close();
+    }
   });
 
   it('refuses what it cannot answer, saying why', async () => {
