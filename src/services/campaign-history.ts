@@ -80,7 +80,7 @@ export async function campaignHistory(
     const body = new JsonBytes().bytes(kept.head).text(projectionText(kept.projection, second)).toBuffer();
     kept.answered = { second, body, etag: entityTag(body) };
   }
-  return { body: kept.answered.body as JsonBuffer<CampaignHistory>, etag: kept.answered.etag };
+  return { body: kept.answered.body, etag: kept.answered.etag };
 }
 
 /**
