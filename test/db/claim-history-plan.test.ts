@@ -38,7 +38,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claims trigger counting claim
   });
   afterAll(() => database?.close());
 
-  it("reads each claimant's own claims of the bucket, not the campaign's", async () => {
+  /** The plan of the trigger's claimant counting for `statement`, written and rolled back. */
+  const countingPlan = async (statement: string): Promise<string> => {
     const client = new pg.Client({ connectionString: database.url });
     const plans: string[] = [];
     client.on('notice', (notice) => {
@@ -46,20 +47,43 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the claims trigger counting claim
     });
     await client.connect();
     try {
-      for (const setting of ['log_min_duration = 0', 'log_nested_statements = on', 'log_level = notice', 'log_analyze = on', 'log_timing = off']) {
+      for (const setting of ['log_min_duration = 0', 'log_nested_statements = on', 'log_level = notice', 'log_analyze = on', 'log_timing = off', 'log_buffers = on']) {
         await client.query(`SET auto_explain.${setting}`);
       }
       await client.query(`LOAD 'auto_explain'`);
       await client.query('BEGIN');
-      await client.query(claimsInTheHour(0x200000, 200));
+      await client.query(statement);
       await client.query('ROLLBACK');
     } finally {
       await client.end();
     }
     expect(plans).toHaveLength(1);
-    const plan = plans[0]!;
+    return plans[0]!;
+  };
+
+  it("reads each claimant's own claims of the bucket, not the campaign's", async () => {
+    const plan = await countingPlan(claimsInTheHour(0x200000, 200));
     expect(plan).not.toContain('claims_campaign_claimed_at_idx');
     expect(plan).toMatch(/Index (Only )?Scan using claims_claimant_campaign_idx on claims c\b/);
     expect(plan).not.toMatch(/Seq Scan on claims/);
+  });
+
+  it("starts each claimant's lookup at the bucket, not at the claimant's first claim", async () => {
+    // A claimant with 20,000 claims of the campaign before the hour: its lookup must not read them.
+    const busyClaimant = `0x${'b'.repeat(40)}`;
+    await database.db.execute(
+      sql.raw(`INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at, chain_id, log_index)
+               SELECT ${campaignKey}, 0, '${busyClaimant}', 1, 1, 1, '0x${'b'.repeat(64)}', '${HOUR}'::timestamptz - g * interval '1 minute', 8453, g
+                 FROM generate_series(1, 20000) AS g`),
+    );
+    const plan = await countingPlan(
+      `INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at, chain_id, log_index)
+       VALUES (${campaignKey}, 0, '${busyClaimant}', 1, 1, 1, '0x${'c'.repeat(64)}', '${HOUR}'::timestamptz + interval '5 minutes', 8453, 0)`,
+    );
+    // Every lookup of the claimant's claims (in its hour and day, its first claim) and the pages it
+    // read: a few, where reading the claimant's earlier claims takes hundreds.
+    const lookups = [...plan.matchAll(/Scan using claims_claimant_campaign_idx on claims c(?:_\d+)? [^\n]*\n(?:(?!\s*->)[^\n]*\n)*?\s*Buffers: shared hit=(\d+)/g)];
+    expect(lookups.length, plan).toBeGreaterThan(0);
+    for (const [, pages] of lookups) expect(Number(pages), plan).toBeLessThan(20);
   });
 });
