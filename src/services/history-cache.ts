@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
+import { AnswersByBytes } from './answers-by-bytes.js';
 
 /** A token's projection apart from the request's instant, which `exhaustsAt` counts from. */
 export interface ProjectionPart {
@@ -34,52 +34,20 @@ export interface HistoryCacheOptions {
  * A busy campaign's month by hour is hundreds of buckets, asked for by every frontend showing it;
  * between two of its claims the answer is the same, and checking that costs one index lookup.
  */
-export class HistoryCache {
-  private readonly kept: LRUCache<string, KeptHistory> | undefined;
-  private reused = 0;
-  private missed = 0;
-
+export class HistoryCache extends AnswersByBytes<KeptHistory> {
   constructor(options: HistoryCacheOptions) {
-    this.kept = options.maxBytes > 0 ? new LRUCache({ maxSize: options.maxBytes, sizeCalculation: (kept) => Math.max(1, 2 * kept.head.length) }) : undefined;
-  }
-
-  /** False when it keeps nothing (a budget of 0): no version is worth reading then. */
-  get keeps(): boolean {
-    return this.kept !== undefined;
+    super(options.maxBytes, (kept) => 2 * kept.head.length);
   }
 
   /** The history kept under `key` if it was built at `version`; counts the lookup either way. */
   get(key: string, version: string | null): KeptHistory | undefined {
     const kept = version === null ? undefined : this.kept?.get(key);
     if (kept === undefined || kept.version !== version) {
-      this.missed++;
+      this.counted('missed');
       return undefined;
     }
-    this.reused++;
+    this.counted('reused');
     return kept;
-  }
-
-  /** Keeps `history` under `key`, in place of what was kept there; one larger than the whole budget is not kept. */
-  set(key: string, history: KeptHistory): void {
-    this.kept?.set(key, history);
-  }
-
-  get size(): number {
-    return this.kept?.size ?? 0;
-  }
-
-  get keptBytes(): number {
-    return this.kept?.calculatedSize ?? 0;
-  }
-
-  /** Lookups so far: answers reused, and answers missing or changed (which the caller builds). */
-  get lookups(): { reused: number; missed: number } {
-    return { reused: this.reused, missed: this.missed };
-  }
-
-  /** Forgets every history (the app's close). */
-  clear(): void {
-    this.kept?.clear();
   }
 }
 

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import type { WindowView } from '../claim-volumes/index.js';
+import { AnswersByBytes } from './answers-by-bytes.js';
 
 /**
  * A reward-kit profile (GET /reward-kit) as answered, kept with what it was built from. It is served
@@ -52,14 +52,9 @@ export function listedVolumes(keys: number[], view: WindowView): Float64Array {
  * little of it changes; checking a kept answer is one statement of a few index lookups and none of
  * the work of building it.
  */
-export class ProfileCache {
-  private readonly kept: LRUCache<string, KeptProfile> | undefined;
-  private reused = 0;
-  private missed = 0;
-
+export class ProfileCache extends AnswersByBytes<KeptProfile> {
   constructor(options: ProfileCacheOptions) {
-    this.kept =
-      options.maxBytes > 0 ? new LRUCache({ maxSize: options.maxBytes, sizeCalculation: (profile) => Math.max(1, profile.body.length) }) : undefined;
+    super(options.maxBytes, (profile) => profile.body.length);
   }
 
   /** The profile kept under `key`, if its clock window holds `now`: the caller checks its state and volumes. */
@@ -77,37 +72,9 @@ export class ProfileCache {
     return kept;
   }
 
-  /** Counts a lookup: the kept answer was served, or it was missing or changed and built again. */
-  counted(result: 'reused' | 'missed'): void {
-    if (result === 'reused') this.reused++;
-    else this.missed++;
-  }
-
   /** Marks `key` as served now, so that it goes last. */
   touch(key: string): void {
     this.kept?.get(key);
-  }
-
-  /** Keeps `profile` under `key`, in place of what was kept there; one larger than the whole budget is not kept. */
-  set(key: string, profile: KeptProfile): void {
-    this.kept?.set(key, profile);
-  }
-
-  get size(): number {
-    return this.kept?.size ?? 0;
-  }
-
-  get keptBytes(): number {
-    return this.kept?.calculatedSize ?? 0;
-  }
-
-  get lookups(): { reused: number; missed: number } {
-    return { reused: this.reused, missed: this.missed };
-  }
-
-  /** Forgets every profile (the app's close). */
-  clear(): void {
-    this.kept?.clear();
   }
 }
 
