@@ -13,6 +13,8 @@ import {
   type Hex,
   http,
   type PublicClient,
+  toHex,
+  type Transport,
   type WalletClient,
 } from 'viem';
 import { allowListInitParameters, createBoostPayloadParameters } from '../../src/chain/abi.js';
@@ -59,8 +61,42 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * HTTP to an anvil, with a margin on gas. anvil estimates a transaction in a block at the current
+ * second; mined in the next second, one that stores `block.timestamp` (Chainlink's updateAnswer, a
+ * constructor) changes a slot that the estimate left unchanged, costs more than estimated and
+ * reverts out of gas. So estimates get a margin, as wallets add one, and a transaction sent without
+ * gas (`eth_sendTransaction` from anvil's unlocked account, which anvil would estimate itself) is
+ * estimated here first.
+ */
+export function anvilTransport(url: string): Transport {
+  const base = http(url, { retryCount: 0 });
+  return (parameters) => {
+    const transport = base(parameters);
+    const raw = transport.request as (args: { method: string; params?: unknown }) => Promise<unknown>;
+    const estimate = async (params: unknown) => {
+      const estimated = BigInt((await raw({ method: 'eth_estimateGas', params })) as Hex);
+      return toHex(estimated + estimated / 4n + GAS_MARGIN);
+    };
+    const request = async (args: { method: string; params?: unknown }) => {
+      if (args.method === 'eth_estimateGas') return estimate(args.params);
+      const [transaction] = (args.params ?? []) as Array<Record<string, unknown> | undefined>;
+      if (args.method === 'eth_sendTransaction' && transaction && transaction.gas === undefined) {
+        return raw({ method: args.method, params: [{ ...transaction, gas: await estimate([transaction]) }] });
+      }
+      return raw(args);
+    };
+    return { ...transport, request: request as typeof transport.request };
+  };
+}
+
+/** Covers a storage slot that changes in the mined block but not in the estimate's (20,000 gas at most). */
+const GAS_MARGIN = 25_000n;
+
 export interface LocalChain {
   url: string;
+  /** HTTP to this chain for another client (anvilTransport). */
+  transport: Transport;
   port: number;
   chainId: number;
   process: ChildProcess;
@@ -125,7 +161,8 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const port = options.port ?? (await listeningPort(child, () => stderr));
   const url = `http://127.0.0.1:${port}`;
-  const publicClient = createPublicClient({ transport: http(url, { retryCount: 0 }), cacheTime: 0, pollingInterval: 20 }) as PublicClient;
+  const transport = anvilTransport(url);
+  const publicClient: PublicClient = createPublicClient({ transport, cacheTime: 0, pollingInterval: 20 });
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`anvil exited with ${child.exitCode}: ${stderr}`);
@@ -137,10 +174,11 @@ export async function startAnvil(options: { chainId?: number; blockTime?: number
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  const wallet = createWalletClient({ account: DEV_ACCOUNT, transport: http(url, { retryCount: 0 }) });
+  const wallet = createWalletClient({ account: DEV_ACCOUNT, transport });
   const rpc = (method: string, params: unknown[] = []) => publicClient.request<{ Method: string; Parameters: unknown[]; ReturnType: unknown }>({ method, params });
   return {
     url,
+    transport,
     port,
     chainId,
     process: child,

@@ -31,7 +31,6 @@ import {
   createTestClient,
   defineChain,
   type Hex,
-  http,
   parseEther,
   publicActions,
   toHex,
@@ -67,7 +66,7 @@ export function sdkConfig(chain: LocalChain, account: PrivateKeyAccount) {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [chain.url] } },
   });
-  const client = createTestClient({ mode: 'anvil', chain: localChain, transport: http(chain.url, { retryCount: 0 }), account, pollingInterval: 20 })
+  const client = createTestClient({ mode: 'anvil', chain: localChain, transport: chain.transport, account, pollingInterval: 20 })
     .extend(publicActions)
     .extend(walletActions);
   return createConfig({ chains: [localChain], client: () => client as never });

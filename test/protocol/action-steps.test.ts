@@ -26,7 +26,6 @@ import {
   encodeAbiParameters,
   encodeFunctionData,
   type Hex,
-  http,
   isAddressEqual,
   type Log,
   maxUint256,
@@ -241,7 +240,7 @@ describe('action steps, claimant and criteria amount, against the SDK (protocol 
     const { token, usd, points, registry, core, owner } = protocol;
     const local = defineChain({ id: chain.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.url] } } });
     const send = async (account: PrivateKeyAccount, to: Address | undefined, data: Hex, options: { value?: bigint; gas?: bigint } = {}) => {
-      const wallet = createWalletClient({ account, chain: local, transport: http(chain.url, { retryCount: 0 }) });
+      const wallet = createWalletClient({ account, chain: local, transport: chain.transport });
       const hash = await wallet.sendTransaction({ to, data, ...options });
       const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       return { hash, created: receipt.contractAddress };
