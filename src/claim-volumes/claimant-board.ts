@@ -1,3 +1,4 @@
+import { BLOCK_SHIFT } from './block-bounds.js';
 import type { ClaimantTotals } from './state.js';
 
 /** What a claimant leaderboard ranks by: USD micros claimed, or claims. */
@@ -32,9 +33,10 @@ export interface BoardPage {
  * them: every claimant with a claim in the window, by the metric (highest first), then address in
  * binary order; a rank is one more than the claimants with a higher metric (ties share it).
  *
- * One pass over the claimants: a bounded heap keeps the page (the best `offset + limit + 1` after
- * the cursor), and the ranks of the page's entries and of the asked-for address are counted at once.
- * The cost grows with the claimants of the window and the page's depth, not with the claims.
+ * A bounded heap keeps the page (the best `offset + limit + 1` after the cursor), filled from the
+ * blocks of claimants with the highest bounds (BlockBounds) until no other block can hold one ahead
+ * of it; the ranks of the page's entries are read off the heap. The first pages read a few blocks;
+ * a deep cursor, or the rank of an address below the page, reads every claimant, not the claims.
  */
 export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest): BoardPage {
   const { count, keys, claims, usdMicros } = totals;
@@ -72,18 +74,25 @@ export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest)
     }
   };
 
-  let listed = 0;
-  for (let key = 0; key < count; key++) {
-    if (claims[key]! <= 0) continue;
-    listed++;
-    if (after && metric[key]! >= after.value && passed(key)) continue;
-    if (heap.length < wanted) {
-      heap.push(key);
-      siftUp(heap.length - 1);
-    } else if (wanted > 0 && ahead(key, heap[0]!)) {
-      heap[0] = key;
-      siftDown(0);
+  // The blocks from the highest bound down, until the heap is full and ahead of every value a block
+  // may hold; each block visited whole gets its exact bound.
+  const bounds = request.by === 'usd' ? totals.bounds.usd : totals.bounds.claims;
+  for (const block of bounds.blocksFromHighest(count)) {
+    if (heap.length === wanted && bounds.bound(block) < metric[heap[0]!]!) break;
+    let highest = -Infinity;
+    for (let key = block << BLOCK_SHIFT, end = Math.min(count, (block + 1) << BLOCK_SHIFT); key < end; key++) {
+      if (claims[key]! <= 0) continue;
+      if (metric[key]! > highest) highest = metric[key]!;
+      if (after && metric[key]! >= after.value && passed(key)) continue;
+      if (heap.length < wanted) {
+        heap.push(key);
+        siftUp(heap.length - 1);
+      } else if (ahead(key, heap[0]!)) {
+        heap[0] = key;
+        siftDown(0);
+      }
     }
+    bounds.tighten(block, highest);
   }
   const ordered = heap.sort((a, b) => (ahead(a, b) ? -1 : 1)).slice(offset);
   const more = ordered.length > request.limit;
@@ -102,7 +111,7 @@ export function claimantBoardPage(totals: ClaimantTotals, request: BoardRequest)
   return {
     entries: page.map((key, index) => entryOf(key, ranks[index]!)),
     more,
-    ...(request.count ? { total: listed } : {}),
+    ...(request.count ? { total: totals.listed } : {}),
     ...(request.address === undefined
       ? {}
       : { addressEntry: mine === undefined ? { rank: null, address: request.address, claims: 0, usdMicros: 0 } : entryOf(mine, ranks[page.length]!) }),

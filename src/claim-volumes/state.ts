@@ -1,5 +1,6 @@
 import sortedBtree from 'sorted-btree';
 import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from './repository.js';
+import { BlockBounds } from './block-bounds.js';
 import { ClaimantKeys } from './claimant-keys.js';
 import { PublicIdKeys } from './public-id-keys.js';
 
@@ -132,6 +133,10 @@ export interface ClaimantTotals {
   keys: ClaimantKeys;
   claims: Int32Array;
   usdMicros: Float64Array;
+  /** Claimants with a claim in the window. */
+  listed: number;
+  /** Upper bounds of `claims` and `usdMicros` per block of keys, which a search for the highest may tighten. */
+  bounds: { claims: BlockBounds; usd: BlockBounds };
 }
 
 /** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros, claimant keys. */
@@ -244,6 +249,8 @@ export class ClaimVolumeState {
   private claimantKeys = new ClaimantKeys();
   private claimantClaims: Int32Array[] = CLAIMANT_WINDOWS.map(() => new Int32Array(1024));
   private claimantUsd: Float64Array[] = CLAIMANT_WINDOWS.map(() => new Float64Array(1024));
+  private claimantBounds = CLAIMANT_WINDOWS.map(() => ({ claims: new BlockBounds(1024), usd: new BlockBounds(1024) }));
+  private readonly claimantsListed: number[] = CLAIMANT_WINDOWS.map(() => 0);
 
   /** Per row, the immutable volume the rankings hold for it (undefined outside every ranking). */
   private readonly published: (CampaignVolume | undefined)[] = [];
@@ -378,7 +385,14 @@ export class ClaimVolumeState {
   /** Every claimant's totals over `window` now (live: see ClaimantTotals). */
   claimantTotals(window: ClaimantWindow): ClaimantTotals {
     const slot = CLAIMANT_WINDOWS.indexOf(window);
-    return { count: this.claimantKeys.size, keys: this.claimantKeys, claims: this.claimantClaims[slot]!, usdMicros: this.claimantUsd[slot]! };
+    return {
+      count: this.claimantKeys.size,
+      keys: this.claimantKeys,
+      claims: this.claimantClaims[slot]!,
+      usdMicros: this.claimantUsd[slot]!,
+      listed: this.claimantsListed[slot]!,
+      bounds: this.claimantBounds[slot]!,
+    };
   }
 
   /** Campaigns with claims in `window`, highest volume first: a copy-on-write clone, fixed at this instant. */
@@ -479,8 +493,12 @@ export class ClaimVolumeState {
     this.usd[window]![row]! += usd;
     const slot = CLAIMANT_SLOT[window]!;
     if (slot >= 0) {
-      this.claimantClaims[slot]![claimant]! += sign;
-      this.claimantUsd[slot]![claimant]! += usd;
+      const claims = (this.claimantClaims[slot]![claimant]! += sign);
+      const usdMicros = (this.claimantUsd[slot]![claimant]! += usd);
+      const bounds = this.claimantBounds[slot]!;
+      bounds.claims.raise(claimant, claims);
+      bounds.usd.raise(claimant, usdMicros);
+      if (claims > 0 !== claims - sign > 0) this.claimantsListed[slot]! += claims > 0 ? 1 : -1;
     }
     const target = this.targetOfRow[row]!;
     if (target >= 0) {
@@ -502,6 +520,10 @@ export class ClaimVolumeState {
       const size = Math.ceil((this.claimantClaims[0]!.length * 3) / 2);
       this.claimantClaims = this.claimantClaims.map((column) => grow(column, size));
       this.claimantUsd = this.claimantUsd.map((column) => grow(column, size));
+      for (const bounds of this.claimantBounds) {
+        bounds.claims.reserve(size);
+        bounds.usd.reserve(size);
+      }
     }
     return key;
   }
@@ -530,6 +552,7 @@ export class ClaimVolumeState {
     };
     this.claimantClaims = this.claimantClaims.map(remap);
     this.claimantUsd = this.claimantUsd.map(remap);
+    this.claimantBounds = CLAIMANT_WINDOWS.map(() => ({ claims: new BlockBounds(size), usd: new BlockBounds(size) }));
     this.claimantKeys = keys;
   }
 
