@@ -251,6 +251,15 @@ describe('GET /campaigns/{id}/history', () => {
       await reusedAfter(() => rows(sql`UPDATE tokens SET symbol = 'RENAMED' WHERE address = ${incentive!.asset_address}`));
       expect((await same()).tokens.map((token) => token.symbol)).toContain('RENAMED');
       await reusedAfter(() => database.db.delete(claims).where(eq(claims.id, claim!.id)));
+
+      // A campaign without an entry version yet has nothing to keep an answer under: built every time.
+      await rows(sql`DELETE FROM entry_versions WHERE campaign_key = ${campaign.key}`);
+      const before = app.historyCache.lookups;
+      await same();
+      await same();
+      expect(app.historyCache.lookups).toMatchObject({ missed: before.missed + 2, reused: before.reused });
+      await rows(sql`SELECT bump_entry_versions(ARRAY[${campaign.key}]::integer[])`);
+      await reusedAfter(async () => undefined);
     } finally {
       await uncached.close();
     }
