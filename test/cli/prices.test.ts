@@ -113,7 +113,16 @@ describe('npm run prices', { timeout: 120_000 }, () => {
   it('writes the prices DefiLlama answers, serves its metrics and readiness, and stops on SIGTERM with exit code 0', async () => {
     const job = await startJob();
     await waitFor('a quote written', async () => ((await quotesWritten(job.url)) > 0 ? true : undefined), job.log);
-    expect(await readiness(job.url)).toMatchObject({ code: 200, body: { status: 'running' } });
+    // Ready once its first round has ended: the round writes its quotes before it ends.
+    const ready = await waitFor(
+      'the first round ended',
+      async () => {
+        const answer = await readiness(job.url);
+        return answer.code === 200 ? answer : undefined;
+      },
+      job.log,
+    );
+    expect(ready).toMatchObject({ code: 200, body: { status: 'running' } });
     expect(standIn.requests.some((request) => request.endpoint === 'current' && request.coins.includes(`base:${token.address}`))).toBe(true);
     const metrics = await (await fetch(`${job.url}/metrics`)).text();
     expect(metrics).toMatch(/^campaign_service_build_info\{/m);
