@@ -265,7 +265,7 @@ export class ClaimWindows {
         state.reserve(chunk.perMinute.starts_us, chunk.perMinute.counts);
         state.reserveRows(chunk.perMinute.campaigns);
       }
-      state.apply(contributionsOf(chunk));
+      state.applyChunk(chunk);
       // A week of claims is applied in slices: requests waiting on other things run in between.
       await new Promise((resolve) => setImmediate(resolve));
     };
@@ -326,23 +326,6 @@ function toContribution(row: ClaimChangeRow): ClaimContribution {
     usdMicros: row.usd_micros,
     sign: row.sign,
   };
-}
-
-function* contributionsOf({ campaigns, claimants, claims }: ClaimChunk): Generator<ClaimContribution> {
-  const publicIds = new Map<number, string>();
-  for (let index = 0; index < campaigns.keys.length; index++) publicIds.set(campaigns.keys[index]!, campaigns.public_ids[index]!);
-  for (let index = 0; index < claims.campaign_keys.length; index++) {
-    const campaignKey = claims.campaign_keys[index]!;
-    yield {
-      campaignKey,
-      publicId: publicIds.get(campaignKey) ?? '',
-      claimant: claimants[claims.claimant_indexes[index]!]!,
-      claimedAtUs: claims.claimed_at_us[index]!,
-      usdMicros: claims.usd_micros[index]!,
-      // A raffle draw adds its value, not a claim.
-      sign: claims.signs[index] === 0 ? 0 : 1,
-    };
-  }
 }
 
 function toTargets(row: TargetedContractRow): ContractTargets {

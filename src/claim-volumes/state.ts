@@ -1,5 +1,5 @@
 import sortedBtree from 'sorted-btree';
-import { CLAIM_WINDOWS, type ClaimWindow, WINDOW_NAMES } from './repository.js';
+import { CLAIM_WINDOWS, type ClaimChunk, type ClaimWindow, WINDOW_NAMES } from './repository.js';
 import { BlockBounds } from './block-bounds.js';
 import { ClaimantKeys } from './claimant-keys.js';
 import { PublicIdKeys } from './public-id-keys.js';
@@ -139,12 +139,61 @@ export interface ClaimantTotals {
   bounds: { claims: BlockBounds; usd: BlockBounds };
 }
 
-/** Contributions of one bucket yet to be merged into it: offsets in the bucket, signed rows, signed USD micros, claimant keys. */
-interface PendingContributions {
-  offsets: number[];
-  rows: number[];
-  usd: number[];
-  claimants: number[];
+/**
+ * Contributions to apply, one column each: the campaign's row, the claimant's key, the time, the
+ * signed USD micros (the difference for a change of value alone) and the sign.
+ */
+class HeldContributions {
+  length = 0;
+  readonly rows: Int32Array;
+  readonly claimants: Int32Array;
+  readonly claimedAtUs: Float64Array;
+  readonly usd: Float64Array;
+  readonly signs: Int8Array;
+
+  constructor(capacity: number) {
+    this.rows = new Int32Array(capacity);
+    this.claimants = new Int32Array(capacity);
+    this.claimedAtUs = new Float64Array(capacity);
+    this.usd = new Float64Array(capacity);
+    this.signs = new Int8Array(capacity);
+  }
+
+  add(row: number, claimant: number, claimedAtUs: number, usdMicros: number, sign: -1 | 0 | 1): void {
+    const at = this.length++;
+    this.rows[at] = row;
+    this.claimants[at] = claimant;
+    this.claimedAtUs[at] = claimedAtUs;
+    this.usd[at] = sign === 0 ? usdMicros : sign * usdMicros;
+    this.signs[at] = sign;
+  }
+
+  /** Their positions by time, equal times in the order they came (a load's chunk comes in campaign order). */
+  inTimeOrder(): Int32Array {
+    const order = new Int32Array(this.length);
+    let sorted = true;
+    for (let at = 0; at < this.length; at++) {
+      order[at] = at;
+      if (at > 0 && this.claimedAtUs[at - 1]! > this.claimedAtUs[at]!) sorted = false;
+    }
+    const times = this.claimedAtUs;
+    return sorted ? order : order.sort((a, b) => times[a]! - times[b]! || a - b);
+  }
+}
+
+/** Contributions as a bucket stores them (see Bucket), of several buckets one after the other. */
+class BucketColumns {
+  readonly offsets: Int32Array;
+  readonly rows: Int32Array;
+  readonly usd: Float64Array;
+  readonly claimants: Int32Array;
+
+  constructor(capacity: number) {
+    this.offsets = new Int32Array(capacity);
+    this.rows = new Int32Array(capacity);
+    this.usd = new Float64Array(capacity);
+    this.claimants = new Int32Array(capacity);
+  }
 }
 
 /**
@@ -182,13 +231,13 @@ class Bucket {
    * ones of its time already here, in one pass from the end: a revaluation's thousands of claims in
    * the middle of a bucket move its later contributions once, not once per claim.
    */
-  merge(incoming: PendingContributions): void {
-    const count = incoming.offsets.length;
+  merge(incoming: BucketColumns, from: number, to: number): void {
+    const count = to - from;
     if (this.length + count > this.usd.length) this.allocate(Math.max(this.length + count, this.usd.length * 2));
     const { offsets, rows, usd, claimants } = this;
     let held = this.length - 1;
     let target = this.length + count - 1;
-    for (let next = count - 1; next >= 0; next--, target--) {
+    for (let next = to - 1; next >= from; next--, target--) {
       const offsetUs = incoming.offsets[next]!;
       for (; held >= 0 && offsets[held]! > offsetUs; held--, target--) {
         offsets[target] = offsets[held]!;
@@ -293,13 +342,39 @@ export class ClaimVolumeState {
   }
 
   /** Adds claims (sign 1), removes them (sign -1) or changes their value (sign 0), whatever their time. */
-  apply(contributions: Iterable<ClaimContribution>): void {
+  apply(contributions: readonly ClaimContribution[]): void {
     // Every request polls the feed, and most polls bring nothing: nothing is allocated for those.
-    let pending: Map<number, PendingContributions> | undefined;
-    for (const contribution of contributions) this.applyOne(contribution, (pending ??= new Map<number, PendingContributions>()));
-    if (pending === undefined) return;
-    for (const [index, incoming] of pending) this.store(index, incoming);
-    this.publish();
+    if (contributions.length === 0) return;
+    const held = new HeldContributions(contributions.length);
+    for (const { campaignKey, publicId, claimant, claimedAtUs, usdMicros, sign } of contributions) {
+      if (this.holds(claimedAtUs)) held.add(this.rowFor(campaignKey, publicId), this.claimantFor(claimant), claimedAtUs, usdMicros, sign);
+    }
+    this.applyHeld(held);
+  }
+
+  /**
+   * A load's chunk, column by column: the same as apply() of its claims (a raffle draw's sign is 0),
+   * without an object per claim or per bucket. A week of claims is a few hundred chunks, and what
+   * apply() allocates for each outlived the young generation and stayed in the old one until the
+   * next full collection, which raised the server's memory through the load.
+   */
+  applyChunk({ campaigns, claimants, claims }: ClaimChunk): void {
+    const count = claims.campaign_keys.length;
+    if (count === 0) return;
+    const publicIds = new Map<number, string>();
+    for (let index = 0; index < campaigns.keys.length; index++) publicIds.set(campaigns.keys[index]!, campaigns.public_ids[index]!);
+    const claimantKeys = new Int32Array(claimants.length).fill(-1);
+    const held = new HeldContributions(count);
+    for (let index = 0; index < count; index++) {
+      const claimedAtUs = claims.claimed_at_us[index]!;
+      if (!this.holds(claimedAtUs)) continue;
+      const campaignKey = claims.campaign_keys[index]!;
+      const row = this.rowFor(campaignKey, publicIds.get(campaignKey) ?? '');
+      const claimant = claims.claimant_indexes[index]!;
+      if (claimantKeys[claimant]! < 0) claimantKeys[claimant] = this.claimantFor(claimants[claimant]!);
+      held.add(row, claimantKeys[claimant]!, claimedAtUs, claims.usd_micros[index]!, claims.signs[index] === 0 ? 0 : 1);
+    }
+    this.applyHeld(held);
   }
 
   /** Moves the totals to `nowMs`; an earlier instant (a clock set back) leaves them where they are. */
@@ -467,24 +542,44 @@ export class ClaimVolumeState {
     return volumes;
   }
 
-  private applyOne({ campaignKey, publicId, claimant, claimedAtUs, usdMicros, sign }: ClaimContribution, pending: Map<number, PendingContributions>): void {
-    // Out of every window now and, as time only moves forward, for good.
-    if (claimedAtUs <= this.nowUs - LONGEST_US) return;
-    const row = this.rowFor(campaignKey, publicId);
-    const claimantKey = this.claimantFor(claimant);
-    const index = Math.floor(claimedAtUs / BUCKET_US);
-    let incoming = pending.get(index);
-    if (!incoming) pending.set(index, (incoming = { offsets: [], rows: [], usd: [], claimants: [] }));
-    // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
-    incoming.offsets.push(Math.round(claimedAtUs - index * BUCKET_US));
-    const usd = sign === 0 ? usdMicros : sign * usdMicros;
-    incoming.rows.push(sign === 0 ? VALUE_ONLY + row + 1 : sign * (row + 1));
-    incoming.usd.push(usd);
-    incoming.claimants.push(claimantKey);
-    if (claimedAtUs > this.nowUs) return;
-    for (let window = 0; window < WINDOW_COUNT; window++) {
-      if (claimedAtUs > this.nowUs - WINDOW_US[window]!) this.add(row, window, sign, usd, claimantKey);
+  /** Whether a contribution at this time is in a window now or may enter one: time only moves forward. */
+  private holds(claimedAtUs: number): boolean {
+    return claimedAtUs > this.nowUs - LONGEST_US;
+  }
+
+  /** Counts the contributions in the windows they are in now, and stores each in its bucket, in time order. */
+  private applyHeld(held: HeldContributions): void {
+    if (held.length === 0) return;
+    const { rows, claimants, claimedAtUs, usd, signs } = held;
+    for (let at = 0; at < held.length; at++) {
+      const time = claimedAtUs[at]!;
+      if (time > this.nowUs) continue;
+      for (let window = 0; window < WINDOW_COUNT; window++) {
+        if (time > this.nowUs - WINDOW_US[window]!) this.add(rows[at]!, window, signs[at]!, usd[at]!, claimants[at]!);
+      }
     }
+    const order = held.inTimeOrder();
+    const incoming = new BucketColumns(order.length);
+    // Each run of one bucket's contributions, its times made offsets in the bucket.
+    for (let start = 0; start < order.length; ) {
+      const index = Math.floor(claimedAtUs[order[start]!]! / BUCKET_US);
+      const bucketStartUs = index * BUCKET_US;
+      let end = start;
+      for (; end < order.length; end++) {
+        const from = order[end]!;
+        const time = claimedAtUs[from]!;
+        if (Math.floor(time / BUCKET_US) !== index) break;
+        const sign = signs[from]!;
+        // Times are whole microseconds (what PostgreSQL stores); rounding only undoes a float's error.
+        incoming.offsets[end] = Math.round(time - bucketStartUs);
+        incoming.rows[end] = sign === 0 ? VALUE_ONLY + rows[from]! + 1 : sign * (rows[from]! + 1);
+        incoming.usd[end] = usd[from]!;
+        incoming.claimants[end] = claimants[from]!;
+      }
+      this.store(index, incoming, start, end);
+      start = end;
+    }
+    this.publish();
   }
 
   /** `usd` is already signed; `sign` says whether a claim enters (+1) or leaves (-1) the count, or neither (0). */
@@ -617,15 +712,15 @@ export class ClaimVolumeState {
     this.dirty.clear();
   }
 
-  /** Stores one bucket's new contributions, sorted by time first (a load's chunk comes in campaign order). */
-  private store(index: number, incoming: PendingContributions): void {
+  /** Stores contributions `from` to `to` of `incoming`, one bucket's, in time order. */
+  private store(index: number, incoming: BucketColumns, from: number, to: number): void {
     let bucket = this.buckets.get(index);
     if (!bucket) {
-      bucket = new Bucket(index * BUCKET_US, Math.max(FIRST_CAPACITY, incoming.offsets.length));
+      bucket = new Bucket(index * BUCKET_US, Math.max(FIRST_CAPACITY, to - from));
       this.buckets.set(index, bucket);
     }
-    bucket.merge(inTimeOrder(incoming));
-    this.contributionCount += incoming.offsets.length;
+    bucket.merge(incoming, from, to);
+    this.contributionCount += to - from;
   }
 
   /** Calls `visit` for every contribution in (fromUs, toUs]. */
@@ -745,20 +840,6 @@ const CONTRACT_SLOTS = 2 ** 21;
 
 /** The first position whose offset in the bucket is greater than `offsetUs`. */
 /** The contributions sorted by offset, equal offsets in the order they came (a live poll's are sorted already). */
-function inTimeOrder(incoming: PendingContributions): PendingContributions {
-  const { offsets, rows, usd } = incoming;
-  let sorted = true;
-  for (let at = 1; at < offsets.length && sorted; at++) sorted = offsets[at - 1]! <= offsets[at]!;
-  if (sorted) return incoming;
-  const order = Array.from(offsets.keys()).sort((a, b) => offsets[a]! - offsets[b]! || a - b);
-  return {
-    offsets: order.map((at) => offsets[at]!),
-    rows: order.map((at) => rows[at]!),
-    usd: order.map((at) => usd[at]!),
-    claimants: order.map((at) => incoming.claimants[at]!),
-  };
-}
-
 function upperBound(bucket: Bucket, offsetUs: number): number {
   const { offsets } = bucket;
   let low = 0;

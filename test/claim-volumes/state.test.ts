@@ -89,6 +89,55 @@ describe('ClaimVolumeState', () => {
     );
   });
 
+  it("applies a load's chunk, column by column, as it applies the same claims one by one", () => {
+    const claim = fc.record({
+      campaign: fc.nat({ max: CAMPAIGNS - 1 }),
+      claimant: fc.nat({ max: CLAIMANTS.length - 1 }),
+      offsetUs,
+      usdMicros: fc.integer({ min: 0, max: 1_000_000_000 }),
+      draw: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(claim, { maxLength: 60 }), fc.array(fc.integer({ min: 0, max: 9 * DAY }), { maxLength: 4 }), (claims, advances) => {
+        // As a load's chunk comes: in campaign order, each claimant once, a raffle draw with sign 0.
+        const inOrder = [...claims].sort((a, b) => a.campaign - b.campaign);
+        const claimants = [...new Set(inOrder.map((c) => CLAIMANTS[c.claimant]!))];
+        const chunk = {
+          // A campaign of the chunk's range without a claim is listed too.
+          campaigns: { keys: [99, ...Array.from({ length: CAMPAIGNS }, (_, n) => 100 + n)], public_ids: ['none', ...Array.from({ length: CAMPAIGNS }, (_, n) => `p${n}`)] },
+          claimants,
+          claims: {
+            campaign_keys: Int32Array.from(inOrder, (c) => 100 + c.campaign),
+            claimed_at_us: Float64Array.from(inOrder, (c) => T * 1000 + c.offsetUs),
+            usd_micros: Float64Array.from(inOrder, (c) => c.usdMicros),
+            signs: Int8Array.from(inOrder, (c) => (c.draw ? 0 : 1)),
+            claimant_indexes: Int32Array.from(inOrder, (c) => claimants.indexOf(CLAIMANTS[c.claimant]!)),
+          },
+        };
+        const byColumns = new ClaimVolumeState(T);
+        byColumns.applyChunk(chunk);
+        const oneByOne = new ClaimVolumeState(T);
+        oneByOne.apply(
+          inOrder.map((c) => ({
+            campaignKey: 100 + c.campaign,
+            publicId: `p${c.campaign}`,
+            claimant: CLAIMANTS[c.claimant]!,
+            claimedAtUs: T * 1000 + c.offsetUs,
+            usdMicros: c.usdMicros,
+            sign: c.draw ? (0 as const) : (1 as const),
+          })),
+        );
+        let nowMs = T;
+        for (const ms of [0, ...advances]) {
+          nowMs += ms;
+          byColumns.advanceTo(nowMs);
+          oneByOne.advanceTo(nowMs);
+          expect(observed(byColumns)).toEqual(observed(oneByOne));
+        }
+      }),
+    );
+  });
+
   it('stays exact with many claims in the same minutes, stored out of order', () => {
     fc.assert(fc.property(fc.array(crowdedStep, { minLength: 40, maxLength: 150 }), checkScenario), { numRuns: 100 });
   });
@@ -355,4 +404,24 @@ function expectTotals(state: ClaimVolumeState, claims: ClaimContribution[], nowM
   for (const volume of ofOne) {
     for (const window of WINDOW_NAMES) expect(volume.windows[window]).toEqual(expected(101, window));
   }
+}
+
+/** What a state shows: its size, every campaign's and claimant's totals, the rankings in order. */
+function observed(state: ClaimVolumeState) {
+  const campaigns = Array.from({ length: CAMPAIGNS + 1 }, (_, n) => {
+    const volume = state.volume(99 + n);
+    return WINDOW_NAMES.map((window) => [volume?.claims(window) ?? 0, volume?.usdMicros(window) ?? 0]);
+  });
+  const claimants = CLAIMANT_WINDOWS.map((window) => {
+    const totals = state.claimantTotals(window);
+    return {
+      listed: totals.listed,
+      totals: CLAIMANTS.map((claimant) => {
+        const key = totals.keys.keyOf(claimant) ?? -1;
+        return key < 0 ? [0, 0] : [totals.claims[key], totals.usdMicros[key]];
+      }),
+    };
+  });
+  const rankings = RANKED_WINDOWS.map((window) => [...state.ranking(window).keys()].map((volume) => volume.key));
+  return { size: state.size, campaigns, claimants, rankings };
 }
