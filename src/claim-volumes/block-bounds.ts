@@ -43,10 +43,37 @@ export class BlockBounds {
     this.bounds[block] = highest;
   }
 
-  /** The blocks of the first `keys` keys, highest bound first. */
-  blocksFromHighest(keys: number): Int32Array {
-    const order = Int32Array.from({ length: blocksOf(keys) }, (_, block) => block);
-    return order.sort((a, b) => this.bounds[b]! - this.bounds[a]! || a - b);
+  /**
+   * The blocks of the first `keys` keys, highest bound first (equal bounds: the lower block first),
+   * one at a time off a heap: a search takes a few, and sorting every block on every request cost
+   * more than reading the few it took, more so as claimants (and blocks) came.
+   */
+  *blocksFromHighest(keys: number): Generator<number, void, undefined> {
+    const { bounds } = this;
+    let size = blocksOf(keys);
+    const heap = new Int32Array(size);
+    for (let block = 0; block < size; block++) heap[block] = block;
+    const ahead = (a: number, b: number) => bounds[a]! > bounds[b]! || (bounds[a] === bounds[b] && a < b);
+    const siftDown = (from: number) => {
+      for (let at = from; ; ) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let first = at;
+        if (left < size && ahead(heap[left]!, heap[first]!)) first = left;
+        if (right < size && ahead(heap[right]!, heap[first]!)) first = right;
+        if (first === at) return;
+        [heap[at], heap[first]] = [heap[first]!, heap[at]!];
+        at = first;
+      }
+    };
+    for (let at = (size >> 1) - 1; at >= 0; at--) siftDown(at);
+    while (size > 0) {
+      const top = heap[0]!;
+      heap[0] = heap[--size]!;
+      siftDown(0);
+      // The caller may tighten `top` before it takes the next: `top` is off the heap by then.
+      yield top;
+    }
   }
 }
 
