@@ -145,4 +145,34 @@ describe('claimantBoardPage', () => {
     state.apply([{ ...claim(6, 1), sign: -1 }]);
     expect(claimantBoardPage(state.claimantTotals('7d'), { ...request, count: true }).total).toBe(CLAIMANTS - 1);
   });
+
+  it('searches the claimants given new keys when those whose claims all left the week are forgotten', () => {
+    const state = new ClaimVolumeState(T);
+    const claim = (n: number, ageMs: number, usdMicros: number): ClaimContribution => ({
+      campaignKey: 1,
+      publicId: 'a',
+      claimant: address(n),
+      claimedAtUs: (T - ageMs) * 1000,
+      usdMicros,
+      sign: 1,
+    });
+    // Many claimants about to leave the week, one small claim each, then those that stay, higher.
+    const leaving = 12 * (1 << BLOCK_SHIFT);
+    const staying = 600;
+    state.apply(Array.from({ length: leaving }, (_, n) => claim(n, 6 * DAY + 12 * HOUR, 1)));
+    state.apply(Array.from({ length: staying }, (_, n) => claim(leaving + n, HOUR, 2 + n)));
+    const request: BoardRequest = { by: 'usd', limit: 3, page: { offset: 0 }, count: true };
+    // A search at the start leaves every block its exact bound: 1 for the blocks of those leaving.
+    expect(claimantBoardPage(state.claimantTotals('7d'), request).entries.map((entry) => entry.address)).toEqual(
+      [1, 2, 3].map((n) => address(leaving + staying - n)),
+    );
+    // A day on, those leaving have left: their keys are given back and those staying take the first.
+    state.advanceTo(T + DAY);
+    const totals = state.claimantTotals('7d');
+    expect(totals.count).toBe(staying);
+    const board = claimantBoardPage(totals, request);
+    expect(board.entries).toEqual(reference(state, '7d', 'usd').slice(0, 3));
+    expect(board.entries.map((entry) => entry.address)).toEqual([1, 2, 3].map((n) => address(leaving + staying - n)));
+    expect(board.total).toBe(staying);
+  });
 });
