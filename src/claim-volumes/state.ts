@@ -354,9 +354,9 @@ export class ClaimVolumeState {
 
   /**
    * A load's chunk, column by column: the same as apply() of its claims (a raffle draw's sign is 0),
-   * without an object per claim or per bucket. A week of claims is a few hundred chunks, and what
-   * apply() allocates for each outlived the young generation and stayed in the old one until the
-   * next full collection, which raised the server's memory through the load.
+   * without an object per claim or per bucket. A week of claims is a few hundred chunks applied one
+   * after the other on the main thread: objects made per claim would outlive the young generation
+   * and sit in the old one until a full collection, raising the server's memory through the load.
    */
   applyChunk({ campaigns, claimants, claims }: ClaimChunk): void {
     const count = claims.campaign_keys.length;
@@ -839,7 +839,6 @@ function grow<T extends Int32Array | Float64Array>(column: T, size: number): T {
 const CONTRACT_SLOTS = 2 ** 21;
 
 /** The first position whose offset in the bucket is greater than `offsetUs`. */
-/** The contributions sorted by offset, equal offsets in the order they came (a live poll's are sorted already). */
 function upperBound(bucket: Bucket, offsetUs: number): number {
   const { offsets } = bucket;
   let low = 0;
