@@ -39,14 +39,14 @@ describe('black box: the first start on a fresh database', () => {
     const { lines, server } = await firstStartLogs({ PGLITE_DATA_DIR: 'memory://' });
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['migrations applied', 'demo data loaded', 'ready']));
     expect(warningsOf(lines), server.logs()).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 
   it.skipIf(!postgresAdminUrl())('on an empty PostgreSQL database: no warning either', async () => {
     scratch = await createScratchDatabase(postgresAdminUrl()!, 'campaign_first_start');
     const { lines, server } = await firstStartLogs({ DATABASE_URL: scratch.url });
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['migrations applied', 'ready']));
     expect(warningsOf(lines), server.logs()).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 });
 
 if (!postgresAdminUrl()) console.warn(`first start on PostgreSQL: ${SKIP_WITHOUT_POSTGRES}`);

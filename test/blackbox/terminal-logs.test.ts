@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { freePort } from './helpers/server-process.js';
+import { freePort, START_WITHIN_MS } from './helpers/server-process.js';
 
 /**
  * What a newcomer sees: `npm start` runs `node dist/server.js` on their terminal, and the logs must be
@@ -20,7 +20,7 @@ if (!hasScript) console.log(`terminal logs test skipped: no ${SCRIPT} (apt-get i
  * after `withinMs`, saying so: on the embedded database under a loaded machine, preparing the demo
  * data alone can take tens of seconds.
  */
-async function outputOnTerminal(env: Record<string, string>, until = /\bready\b/, withinMs = 25_000): Promise<string> {
+async function outputOnTerminal(env: Record<string, string>, until = /\bready\b/, withinMs = START_WITHIN_MS): Promise<string> {
   const child = spawn(SCRIPT, ['--quiet', '--return', '--flush', '--command', `${process.execPath} dist/server.js`, '/dev/null'], {
     cwd: ROOT,
     // Its own process group, so that the shell `script` starts and the server end together.
@@ -73,7 +73,7 @@ describe.skipIf(!hasScript)('logs of the built server on a terminal', () => {
     expect(output).not.toMatch(/^\{"level"/m);
     // Every line is the logger's: a time and level, or a field below one.
     expect(output.split('\n').filter((line) => line !== '' && !/^(\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: | {4})/.test(line))).toEqual([]);
-  }, 30_000);
+  }, START_WITHIN_MS + 10_000);
 
   it('stay JSON with NODE_ENV=production, as in the image: the start banner and the demo token too', async () => {
     const output = await outputOnTerminal({ NODE_ENV: 'production', DEMO_DATA: 'true' }, /demo token for the staging routes[^\n]*\n/, 100_000);

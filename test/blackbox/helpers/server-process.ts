@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Keep this much of the server's output for failure messages. */
 const LOG_TAIL_CHARS = 20_000;
+/**
+ * How long a spawned server may take to answer /health/live. The embedded database runs initdb in
+ * WebAssembly on every in-memory start, all on the CPU: a few seconds on an idle machine, and
+ * several times that while the test run's other workers hold both cores.
+ */
+export const START_WITHIN_MS = 60_000;
 
 /** A port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -66,12 +72,12 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   });
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + START_WITHIN_MS;
   for (;;) {
     if (hasExited) throw new Error(`the server exited during start-up:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the server did not answer /health/live within 20 s:\n${output}`);
+      throw new Error(`the server did not answer /health/live within ${START_WITHIN_MS} ms:\n${output}`);
     }
     const live = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined);
     if (live?.status === 200) break;
