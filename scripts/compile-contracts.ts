@@ -18,7 +18,12 @@ const solc = require('solc') as { compile(input: string, options: { import: (pat
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CHAINLINK = '@chainlink/contracts/';
-const sourcePaths = ['chain/contracts/BoostTestContracts.sol', 'chain/contracts/TestTokens.sol', 'chain/contracts/TestForwarder.sol', `${CHAINLINK}src/v0.8/tests/MockV3Aggregator.sol`];
+const sourcePaths = [
+  'chain/contracts/BoostTestContracts.sol',
+  'chain/contracts/TestTokens.sol',
+  'chain/contracts/TestForwarder.sol',
+  'chain/contracts/UnlistedIncentive.sol',
+  `${CHAINLINK}src/v0.8/tests/MockV3Aggregator.sol`];
 const artifactsPath = join(root, 'chain/contracts/artifacts.json');
 
 const input = {

@@ -51,7 +51,7 @@ export async function markSignaturesUsed(
             claims.map((claim) => ({ campaign: claim.campaign, claimant: claim.claimant.toLowerCase(), position: claim.incentivePosition })),
           )}::jsonb) AS r(campaign text, claimant text, position smallint)
           JOIN campaigns AS c ON c.public_id = r.campaign COLLATE "C"
-         WHERE g.campaign_key = c.key AND g.claimant = r.claimant AND g.incentive_id = r.position AND NOT g.used`,
+         WHERE g.campaign_key = c.key AND g.claimant = r.claimant AND g.incentive_id = incentive_chain_id(c.key, r.position) AND NOT g.used`,
   );
 }
 
@@ -81,7 +81,7 @@ export async function signaturesOfRemovedClaims(session: BulkSession, claims: re
     await after.query(
       sql`UPDATE claim_signatures AS g SET used = false
             FROM jsonb_to_recordset(${JSON.stringify(holders)}::jsonb) AS h(campaign_key integer, claimant text, position smallint)
-           WHERE g.campaign_key = h.campaign_key AND g.claimant = h.claimant AND g.incentive_id = h.position AND g.used
+           WHERE g.campaign_key = h.campaign_key AND g.claimant = h.claimant AND g.incentive_id = incentive_chain_id(h.campaign_key, h.position) AND g.used
              AND NOT EXISTS (SELECT 1 FROM claims AS w
                               WHERE w.campaign_key = h.campaign_key AND w.claimant = h.claimant AND w.incentive_position = h.position)`,
     );

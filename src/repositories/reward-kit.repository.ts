@@ -62,9 +62,9 @@ export function createRewardKitRepository(db: Database) {
         queryRows<{ key: number }>(db, rewardsQuery('active', claimant, filters, 'recently-deployed', { limit, offset: 0 }, now)),
         queryRows<{ usd: string }>(db, sql`SELECT coalesce(sum(usd_value), 0)::text AS usd FROM claims WHERE claimant = ${claimant}`),
       ]);
-      const signatures = await queryRows<{ key: number; incentive_id: number }>(
+      const signatures = await queryRows<{ key: number; position: number | null }>(
         db,
-        sql`SELECT campaign_key AS key, incentive_id FROM claim_signatures
+        sql`SELECT campaign_key AS key, incentive_position(campaign_key, incentive_id) AS position FROM claim_signatures
              WHERE claimant = ${claimant} AND NOT used AND campaign_key = ANY(${sql.param(claimable.map((row) => row.key))}::integer[])`,
       );
       return {
@@ -127,7 +127,8 @@ export interface ProfileRows {
   claimed: number[];
   claimable: number[];
   active: number[];
-  unusedSignatures: { key: number; incentive_id: number }[];
+  /** The campaign and incentive position (incentive_position(); null: an incentive it does not list) of each unused signature. */
+  unusedSignatures: { key: number; position: number | null }[];
   claimedUsd: string;
   /** The listed campaigns' entry versions and the claimant's standing, when read with the lists. */
   versions: EntryVersionRow[] | undefined;
@@ -152,7 +153,7 @@ async function profileInOneCall(db: Database, claimant: string, whitelistedOnly:
     if (list === 'totals') {
       profile.claimedUsd = claimed_usd ?? '0';
       profile.kept = { state: state!, snapshot: snapshot!, validUntilMs: valid_until_ms };
-    } else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, incentive_id: version.signature_incentive_id! });
+    } else if (list === 'signature') profile.unusedSignatures.push({ key: version.key, position: version.signature_incentive_id });
     else {
       profile[list].push(version.key);
       versions.push(version);

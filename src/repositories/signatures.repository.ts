@@ -15,6 +15,11 @@ export interface SigningCampaign {
   actionClaimant: SigningActionClaimant | null;
   steps: SigningStep[];
   incentives: SigningIncentive[];
+  /**
+   * How many incentives the boost has on chain, those of types the service does not list included:
+   * the `incentiveQuantity` a signature carries (the validator refuses an incentive id at or above it).
+   */
+  incentiveQuantity: number;
 }
 
 export interface SigningActionClaimant {
@@ -36,6 +41,8 @@ export interface SigningStep {
 
 export interface SigningIncentive {
   position: number;
+  /** The id BoostCore knows it by (incentive_chain_id()): what a signature names. */
+  incentiveId: number;
   type: string;
   params: Record<string, unknown>;
   /** Claims so far, and the most it may pay by count (null: not limited by count). */
@@ -83,12 +90,16 @@ export function createSignaturesRepository(db: Database) {
                                                                'signatureType', s.signature_type, 'actionType', s.action_type, 'parameters', s.parameters)
                                              ORDER BY s.position)
                                FROM action_steps AS s WHERE s.campaign_key = c.key), '[]') AS steps,
-                   COALESCE((SELECT json_agg(json_build_object('position', i.position, 'type', i.type, 'params', i.params,
+                   COALESCE((SELECT json_agg(json_build_object('position', i.position, 'incentiveId', incentive_chain_id(c.key, i.position),
+                                                               'type', i.type, 'params', i.params,
                                                                'totalClaims', i.total_claims, 'claimLimit', i.claim_limit::text,
                                                                'totalAmountClaimed', i.total_amount_claimed::text,
                                                                'totalBudget', i.total_budget::text)
                                              ORDER BY i.position)
-                               FROM incentives AS i WHERE i.campaign_key = c.key), '[]') AS incentives
+                               FROM incentives AS i WHERE i.campaign_key = c.key), '[]') AS incentives,
+                   GREATEST((SELECT count(*) FROM incentives AS i WHERE i.campaign_key = c.key),
+                            (SELECT max(ii.incentive_id) + 1 FROM indexer_incentives AS ii
+                              WHERE ii.chain_id = c.chain_id AND ii.core_address = c.core_address AND ii.boost_id = c.identifier))::int AS "incentiveQuantity"
               FROM campaigns AS c WHERE c.public_id = ${publicId}`,
       );
       return row ?? null;

@@ -39,6 +39,15 @@ export const MAX_CHAIN_ID = 2_147_483_647;
 
 export const ChainId = Type.Integer({ minimum: 0, maximum: MAX_CHAIN_ID, description: 'EVM chain id', examples: [8453] });
 
+/** The incentive a claim signature is for, as BoostCore numbers it (src/db/sql/incentive_chain_id.sql). */
+export const ClaimIncentiveId = Type.Integer({
+  minimum: 0,
+  description:
+    "The incentive's id in its boost, as `BoostCore.claimIncentive(boostId, incentiveId, referrer, data)` takes it: its position among " +
+    "the boost's incentives on chain. That is its position in the campaign's `incentives`, except where the boost also has incentives " +
+    'of a type this service does not list (they count here, and are not in `incentives`)',
+});
+
 /** Transaction hashes and signatures: 0x-prefixed hex. */
 export const HexString = Type.String({ pattern: '^0x([a-fA-F0-9]{2})*$', examples: ['0x1c1f5e3c'] });
 

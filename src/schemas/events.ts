@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Address, BigIntString, CampaignId, ChainId, DateTime } from './common.js';
+import { Address, BigIntString, CampaignId, ChainId, ClaimIncentiveId, DateTime } from './common.js';
 import { settingDefault } from '../setting-defaults.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
@@ -87,7 +87,7 @@ export const SignatureIssuedEvent = Type.Object(
     campaignId: ref(CampaignId),
     chainId: ChainId,
     claimant: ref(Address),
-    incentiveId: Type.Integer({ minimum: 0, description: "The incentive's position in the campaign" }),
+    incentiveId: ClaimIncentiveId,
     signature: Type.String({ description: "What BoostCore.claimIncentive takes as `data` (GET /signatures)" }),
     referrer: ref(Address),
     txHash: Nullable(Type.String({ pattern: '^0x[0-9a-f]{64}$' }), { description: 'The transaction it was issued for; null for an imported signature' }),

@@ -7,7 +7,7 @@ import {
   TEMPLATE_DISTRIBUTION_CHANNELS,
   TEMPLATE_STATUSES,
 } from '../db/schema.js';
-import { Address, CampaignId, ChainId, MAX_PAGE_SIZE, PaginationQuery, UnixSecondsString } from './common.js';
+import { Address, CampaignId, ChainId, ClaimIncentiveId, MAX_PAGE_SIZE, PaginationQuery, UnixSecondsString } from './common.js';
 import { TemplateBuilderMetadata, TemplateCampaignConfig, TemplateNameConfig } from './template-config.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
@@ -50,7 +50,7 @@ export const ClaimableSignature = Type.Object(
     campaignId: ref(CampaignId),
     signature: Type.String({ description: 'A claim signature not yet used' }),
     claimant: ref(Address),
-    incentiveId: Type.Integer({ minimum: 0, description: 'Position of the incentive in the campaign' }),
+    incentiveId: ClaimIncentiveId,
     referrer: ref(Address),
   },
   { $id: 'ClaimableSignature', additionalProperties: false, description: 'An unused claim signature on an active campaign.' },

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Address, CampaignId, ErrorResponse } from './common.js';
+import { Address, CampaignId, ClaimIncentiveId, ErrorResponse } from './common.js';
 import { ref, StringEnum } from './typebox.js';
 
 /** `GET /signatures`: claim signatures for a transaction that did a campaign's action. */
@@ -57,7 +57,7 @@ export const IssuedSignature = Type.Object(
     }),
     claimant: ref(Address),
     referrer: Type.Unsafe<string>({ ...ref(Address), description: 'The zero address: a signature does not bind a referrer; the claim names its own' }),
-    incentiveId: Type.Integer({ minimum: 0, description: 'Position of the incentive in the campaign' }),
+    incentiveId: ClaimIncentiveId,
   },
   { $id: 'IssuedSignature', additionalProperties: false, description: 'A signature that claims one incentive of a campaign.' },
 );

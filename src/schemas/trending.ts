@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ACTION_TEMPLATE_CATEGORIES } from '../db/schema.js';
 import { CampaignFilterQuery } from './campaigns.js';
-import { Address, CampaignId, ChainId, DateTime, PaginationQuery, UnixSecondsString } from './common.js';
+import { Address, CampaignId, ChainId, ClaimIncentiveId, DateTime, PaginationQuery, UnixSecondsString } from './common.js';
 import { TokenMetadata } from './incentives.js';
 import { Nullable, ref, StringEnum } from './typebox.js';
 
@@ -68,7 +68,7 @@ export const ActionTemplate = Type.Object(
 export const ClaimSignature = Type.Object(
   {
     claimant: ref(Address),
-    incentiveId: Type.Integer({ minimum: 0, description: 'Position of the incentive in the campaign' }),
+    incentiveId: ClaimIncentiveId,
     signature: Type.String({ description: "The validator's signature over the claim payload" }),
     referrer: ref(Address),
   },

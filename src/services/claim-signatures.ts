@@ -154,7 +154,7 @@ export class ClaimSignatures {
       const [first] = refusals;
       // A campaign without incentives has nothing to pay: it is not active.
       if (first === undefined) throw new HttpError(410, `campaign ${request.campaignId} is not active`);
-      const message = refusals.map(({ incentive, message }) => `incentive ${incentive.position}: ${message}`).join('; ');
+      const message = refusals.map(({ incentive, message }) => `incentive ${incentive.incentiveId}: ${message}`).join('; ');
       // A price the price job has not fetched yet may come: worth asking again.
       throw new SignatureRefused(first.code, message, ASK_AGAIN.has(first.code) ? RETRY_LATER : {});
     }
@@ -165,11 +165,11 @@ export class ClaimSignatures {
         chainId: campaign.chainId,
         validator: campaign.validator as Address,
         boostId: BigInt(campaign.boostId),
-        incentiveQuantity: campaign.incentives.length,
+        incentiveQuantity: campaign.incentiveQuantity,
         claimant: claimantLower,
         incentiveData: data,
       });
-      answers.push({ incentiveId: incentive.position, signature, claimant: claimantLower, referrer: zeroAddress });
+      answers.push({ incentiveId: incentive.incentiveId, signature, claimant: claimantLower, referrer: zeroAddress });
     }
     try {
       await this.options.record(answers.map((answer) => ({ ...answer, campaignKey: campaign.key, txHash })));

@@ -103,7 +103,7 @@ export async function rewardProfile(deps: RewardProfileDeps, request: RewardProf
   // What each unused signature would pay: its incentive's reward in USD, as the entry shows it.
   let claimableUsd = 0;
   for (const signature of found.unusedSignatures) {
-    claimableUsd += described.get(signature.key)?.rewardUsd[signature.incentive_id] ?? 0;
+    if (signature.position !== null) claimableUsd += described.get(signature.key)?.rewardUsd[signature.position] ?? 0;
   }
   const totals: Pick<RewardProfile, 'totalClaimedAmountUsd' | 'totalClaimableAmountUsd'> = {
     totalClaimedAmountUsd: microsToNumber(parseMicros(found.claimedUsd)),

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { amountData, claim as claimThroughSdk, NO_AMOUNT, transferCriteria } from '../../scripts/chain/boosts.js';
-import { freePort, type LocalChain, send, startAnvil } from '../../scripts/chain/local-chain.js';
+import { deploy, freePort, type LocalChain, send, startAnvil } from '../../scripts/chain/local-chain.js';
 import { deployProtocol, devAccount, type Protocol, sampleAction } from '../../scripts/chain/protocol.js';
 import type { App } from '../../src/app.js';
 import { queryRows } from '../../src/db/client.js';
@@ -43,6 +43,7 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
   let peggedCriteria: string;
   let claimantless: string;
   let mixed: string;
+  let unlisted: string;
   let otherChain: LocalChain;
   /** Every line the app logs, at every level. */
   const logLines: string[] = [];
@@ -125,6 +126,12 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     });
     mixed = id(mixedBoost.id);
     await claimThroughSdk(protocol, mixedBoost, 0, devAccount(2).address, NO_AMOUNT, { sender: devAccount(2) });
+    // Incentive 0 is of a type the service does not list (chain/contracts/UnlistedIncentive.sol, a base
+    // implementation the SDK's createBoost passes on as it is): the ERC-20 incentive is incentive 1 on
+    // chain and the first the campaign lists.
+    const unlistedBase = await deploy(chain, 'UnlistedIncentive');
+    const unlistedIncentive = { address: unlistedBase, isBase: true, buildParameters: () => ({ args: ['0x'] }), at: (address: Address) => ({ address }) };
+    unlisted = id((await make(both, { incentives: [unlistedIncentive as unknown as ReturnType<typeof erc20>, erc20()] })).id);
 
     database = await createTestDatabase();
     await importRecords(database, [
@@ -185,6 +192,48 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     const refused = await ask(trusted, again);
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({ error: { code: 'already_claimed', message: 'incentive 0: the claimant has claimed it' } });
+  });
+
+  it('names the incentive by its id on chain where the boost has one of a type the service does not list; the SDK claims with it', async () => {
+    const listed = await queryRows<{ position: number; type: string }>(
+      database.db,
+      sql`SELECT i.position, i.type FROM incentives AS i JOIN campaigns AS c ON c.key = i.campaign_key WHERE c.public_id = ${unlisted}`,
+    );
+    expect(listed).toEqual([{ position: 0, type: 'ERC20Incentive' }]);
+    const hash = await mint(claimant, parseEther('1'));
+    await chain.mine(2);
+    const response = await ask(unlisted, hash);
+    expect(response.statusCode, response.body).toBe(200);
+    const [issued, ...rest] = response.json<{ signature: Hex; claimant: string; incentiveId: number }[]>();
+    expect(rest).toEqual([]);
+    expect(issued).toMatchObject({ claimant, incentiveId: 1 });
+    expect((await ask(unlisted, hash)).json()).toEqual(response.json());
+    const claimable = async () =>
+      (await app.inject(`/signatures/claimable/${claimant}`)).json<{ campaignId: string; incentiveId: number; signature: string }[]>().filter((row) => row.campaignId === unlisted);
+    expect(await claimable()).toEqual([expect.objectContaining({ incentiveId: 1, signature: issued!.signature })]);
+    const [event] = await queryRows<{ data: { incentiveId: number } }>(
+      database.db,
+      sql`SELECT data FROM events WHERE type = 'signature.issued' AND campaign_id = ${unlisted}`,
+    );
+    expect(event?.data.incentiveId).toBe(1);
+
+    // The validator takes it for incentive 1 (a quantity of 1, the incentives the service lists, it refuses).
+    const boostId = BigInt(unlisted.split(':')[2]!);
+    const { hash: claimHash } = await protocol.coreAs(devAccount(1)).claimIncentiveRaw(boostId, 1n, zeroAddress, issued!.signature);
+    expect((await chain.public.waitForTransactionReceipt({ hash: claimHash, pollingInterval: 20 })).status).toBe('success');
+
+    // Indexed, the claim is the listed incentive's, and its signature is used.
+    await indexOnce(chain, core, database);
+    const claims = await queryRows<{ position: number }>(
+      database.db,
+      sql`SELECT w.incentive_position AS position FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key WHERE c.public_id = ${unlisted}`,
+    );
+    expect(claims).toEqual([{ position: 0 }]);
+    expect(await claimable()).toEqual([]);
+    const again = await mint(claimant, parseEther('1'));
+    await chain.mine(2);
+    const refused = await ask(unlisted, again);
+    expect(refused.json()).toEqual({ error: { code: 'already_claimed', message: 'incentive 1: the claimant has claimed it' } });
   });
 
   it('refuses each kind of transaction that earns nothing, with its code', async () => {

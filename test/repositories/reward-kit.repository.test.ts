@@ -33,7 +33,7 @@ describe('reward_profile(): the profile as the built statements make it', () => 
   afterAll(() => database?.close());
 
   const sortedSignatures = (profile: ProfileRows) =>
-    [...profile.unusedSignatures].sort((a, b) => a.key - b.key || a.incentive_id - b.incentive_id);
+    [...profile.unusedSignatures].sort((a, b) => a.key - b.key || (a.position ?? -1) - (b.position ?? -1));
 
   it('gives the lists, signatures and totals of the built statements, and trending_entry_versions() standing', async () => {
     const repository = createRewardKitRepository(database.db);

@@ -5,7 +5,7 @@
 -- against: reward_profile_state() of the listed campaigns, the snapshot all of it was read in, for
 -- claimant_changed_since(), and, in `valid_until_ms`, the next instant a campaign starts or ends), then 'claimed', 'claimable' and 'active' in
 -- their orders, then one 'signature' row per unused signature on a claimable campaign (its
--- incentive in `signature_incentive_id`). The lists are those of the API's statements for the
+-- incentive's position, incentive_position(), in `signature_incentive_id`). The lists are those of the API's statements for the
 -- filtered profile (src/repositories/reward-kit.repository.ts): claimed and claimable by the
 -- claimant's latest claim or signature, active ones newest first; versions and standing as
 -- trending_entry_versions() and claimant_standing() give them.
@@ -97,7 +97,7 @@ BEGIN
                          WHERE x.access_list_id = l.access_list_id AND x.address = reward_profile.claimant LIMIT 1) AS member ON true
     ORDER BY l.list_no, l.ord)
   UNION ALL
-  (SELECT 'signature', u.campaign_key, NULL, NULL, NULL, NULL, u.incentive_id, NULL, NULL, NULL, NULL, NULL, NULL
+  (SELECT 'signature', u.campaign_key, NULL, NULL, NULL, NULL, incentive_position(u.campaign_key, u.incentive_id)::smallint, NULL, NULL, NULL, NULL, NULL, NULL
      FROM unused AS u WHERE u.campaign_key IN (SELECT l.key FROM lists AS l WHERE l.list_no = 2));
 END;
 $$;
