@@ -1,5 +1,5 @@
 -- Whether a campaign is active at `at`: started, not ended, and some incentive can still pay
--- (decisions section 2). Never NULL. The one definition: the API's filters call it on `campaigns AS c`
+-- (an exhausted campaign is not active). Never NULL. The one definition: the API's filters call it on `campaigns AS c`
 -- and so does trending_batch_versions().
 --
 -- SQL, IMMUTABLE and without SET so that the planner inlines it: a statement that calls it is
