@@ -336,7 +336,9 @@ const claimSignatureKey = { campaign: CampaignRef, signature: Hex };
 export const ClaimSignatureRecord = record(
   'claimSignature',
   { ...claimSignatureKey, claimant: Address, incentiveId: Integer(0, 32_767), referrer: Address, used: Type.Optional(Bool) },
-  "A validator's claim signature for a claimant. Natural key: campaign, signature.",
+  "A validator's claim signature for a claimant, for the incentive BoostCore knows by `incentiveId` (its position among the boost's " +
+    'incentives on chain, which is its position in the campaign unless the boost has incentives of types the service does not list). ' +
+    'Natural key: campaign, signature.',
 );
 
 const claimKey = { chainId: ChainId, txHash: Hash, logIndex: Integer(0, 2_147_483_647) };
