@@ -99,7 +99,7 @@ BEGIN
          AND campaign_is_active_at(c.start_time, c.end_time, c.has_budget_left, at)
          AND c.key NOT IN (SELECT m.campaign_key FROM claimed AS m)
          AND c.key NOT IN (SELECT m.campaign_key FROM signed AS m)
-         -- The claimant may claim under the allow list (decisions section 4).
+         -- The claimant may claim under the allow list: an allow list lists it, a deny list does not, or its access list has it.
          AND (c.allow_list_id IS NULL OR EXISTS (
                SELECT 1 FROM allow_lists AS a WHERE a.id = c.allow_list_id AND CASE a.type
                  WHEN 'OpenAllowList' THEN true

@@ -23,7 +23,8 @@ const sourcePaths = [
   'chain/contracts/TestTokens.sol',
   'chain/contracts/TestForwarder.sol',
   'chain/contracts/UnlistedIncentive.sol',
-  `${CHAINLINK}src/v0.8/tests/MockV3Aggregator.sol`];
+  `${CHAINLINK}src/v0.8/tests/MockV3Aggregator.sol`,
+];
 const artifactsPath = join(root, 'chain/contracts/artifacts.json');
 
 const input = {

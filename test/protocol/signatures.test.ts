@@ -200,6 +200,13 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
       sql`SELECT i.position, i.type FROM incentives AS i JOIN campaigns AS c ON c.key = i.campaign_key WHERE c.public_id = ${unlisted}`,
     );
     expect(listed).toEqual([{ position: 0, type: 'ERC20Incentive' }]);
+    // The two ways between positions and ids on chain: the unlisted incentive 0 has no position.
+    const [mapped] = await queryRows<{ id_of_0: number; position_of_1: number; position_of_0: number | null }>(
+      database.db,
+      sql`SELECT incentive_chain_id(c.key, 0) AS id_of_0, incentive_position(c.key, 1) AS position_of_1, incentive_position(c.key, 0) AS position_of_0
+            FROM campaigns AS c WHERE c.public_id = ${unlisted}`,
+    );
+    expect(mapped).toEqual({ id_of_0: 1, position_of_1: 0, position_of_0: null });
     const hash = await mint(claimant, parseEther('1'));
     await chain.mine(2);
     const response = await ask(unlisted, hash);
