@@ -453,16 +453,30 @@ describe('GET /signatures on the real protocol (SDK bytecode on anvil)', () => {
     const [issued] = (await ask(trusted, hash)).json<{ signature: Hex }[]>();
     const { hash: claimHash } = await protocol.coreAs(holder).claimIncentiveRaw(BigInt(trusted.split(':')[2]!), 0n, zeroAddress, issued!.signature);
     await chain.public.waitForTransactionReceipt({ hash: claimHash, pollingInterval: 20 });
+    // And on the boost whose listed incentive is incentive 1 on chain: its claim is at position 0.
+    const [issuedUnlisted] = (await ask(unlisted, hash)).json<{ signature: Hex; incentiveId: number }[]>();
+    expect(issuedUnlisted?.incentiveId).toBe(1);
+    const { hash: unlistedClaimHash } = await protocol
+      .coreAs(holder)
+      .claimIncentiveRaw(BigInt(unlisted.split(':')[2]!), 1n, zeroAddress, issuedUnlisted!.signature);
+    await chain.public.waitForTransactionReceipt({ hash: unlistedClaimHash, pollingInterval: 20 });
     const height = await chain.public.getBlockNumber();
     await indexOnce(chain, core, database);
     const claimable = async () => (await app.inject(`/signatures/claimable/${holder.address.toLowerCase()}`)).json<{ signature: string }[]>();
     expect(await claimable()).toEqual([]);
 
-    // The blocks of the mint and the claim are orphaned: the chain goes on without them, higher.
+    // The blocks of the mint and the claims are orphaned: the chain goes on without them, higher.
     await chain.revert(beforeFork);
     await chain.mine(Number(height - forkHeight) + 2);
     await indexOnce(chain, core, database);
-    expect(await claimable()).toEqual([expect.objectContaining({ campaignId: trusted, signature: issued!.signature })]);
+    const again = await claimable();
+    expect(again).toHaveLength(2);
+    expect(again).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ campaignId: trusted, signature: issued!.signature }),
+        expect.objectContaining({ campaignId: unlisted, signature: issuedUnlisted!.signature, incentiveId: 1 }),
+      ]),
+    );
   });
 
   it('never writes the key to a log line', () => {
