@@ -37,6 +37,7 @@ import { refuseWhileReplicaLags } from './plugins/replica-lag-gate.js';
 import { refuseUntilStarted } from './plugins/startup-gate.js';
 import { strictQuery } from './plugins/strict-query.js';
 import { freshness } from './plugins/freshness.js';
+import { createClaimHistoryApplier } from './services/claim-history-applier.js';
 import { createIndexedBlocks, type IndexedBlocks } from './services/indexed-blocks.js';
 import { createEventFeed, createEventStreams, createTrendingEvents, type EventFeed } from './events/index.js';
 import { eventStreamsLifecycle } from './plugins/event-streams.js';
@@ -272,6 +273,10 @@ export async function buildApp(
       signers: signatures.signerAddresses,
       logger,
     }),
+  });
+
+  await app.register(componentLifecycle, {
+    component: createClaimHistoryApplier(config, { apply: () => app.repositories.history.applyClaimChanges(), startup, logger }),
   });
 
   const replicaLag = replicaLagFor(config, () => app.repositories.replication.replayLagMs());

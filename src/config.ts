@@ -224,6 +224,10 @@ export const ConfigSchema = Type.Object({
     description:
       'Memory for kept GET /campaigns/{id}/history answers (about 110 bytes a bucket), served again while the campaign, its incentives, its claims and the tokens are unchanged; 0 builds every history per request',
   }),
+  CLAIM_HISTORY_APPLY_MS: milliseconds(
+    1000,
+    'How often the server applies the claims written since to the campaigns\' kept history (GET /campaigns/{id}/history reads it); answers are exact either way, as a read adds what is not applied yet, and it is quicker when that is little',
+  ),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       description:

@@ -611,12 +611,17 @@ export const claims = pgTable(
   ],
 );
 
+/** A transaction id that never wraps around (`pg_current_xact_id()`), and a snapshot of which ones were in progress. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' });
+
 /**
- * A campaign's payments by UTC hour and incentive, kept by the claims' trigger `claims_history` in
- * the writing transaction (so a campaign's history reads hours, not claims): `rows` counts its
- * claims and raffle draws (the row goes when it reaches 0), `claims` the claims alone; `amount` and
- * `usd` sum both, as the incentives' totals do. A revaluation moves `usd`, a removed claim leaves.
- * No foreign key: a campaign's claims leave through the same trigger, which removes emptied rows.
+ * A campaign's payments by UTC hour and incentive (so a campaign's history reads hours, not claims),
+ * as of the snapshot in `claim_history_applied`: `apply_claim_history()` brings it forward from the
+ * claim changes committed since, outside the writing transactions. `rows` counts its claims and
+ * raffle draws (the row goes when it reaches 0), `claims` the claims alone; `amount` and `usd` sum
+ * both, as the incentives' totals do. A revaluation moves `usd`, a removed claim leaves.
+ * No foreign key: a campaign's claims leave through the claim changes, which remove emptied rows.
  */
 export const claimHours = pgTable(
   'claim_hours',
@@ -633,9 +638,9 @@ export const claimHours = pgTable(
 );
 
 /**
- * A campaign's claimants by UTC hour and by UTC day (`unit`), kept by `claims_history` like
- * `claim_hours`: distinct addresses that claimed in the bucket, and those whose first claim of the
- * campaign is in it (raffle draws are not claims). A row goes when both reach 0.
+ * A campaign's claimants by UTC hour and by UTC day (`unit`), kept like `claim_hours`: distinct
+ * addresses that claimed in the bucket, and those whose first claim of the campaign is in it (raffle
+ * draws are not claims). A row goes when both reach 0.
  */
 export const claimantBuckets = pgTable(
   'claimant_buckets',
@@ -651,6 +656,35 @@ export const claimantBuckets = pgTable(
     primaryKey({ columns: [table.campaignKey, table.unit, table.start] }),
     check('claimant_buckets_unit', sql`${table.unit} IN ('hour', 'day')`),
   ],
+);
+
+/**
+ * Each claimant's first claim of each campaign (raffle draws are not claims), kept like
+ * `claim_hours`: where it stood as of the applied snapshot is what says which bucket loses a new
+ * claimant when a claimant's first claim moves.
+ */
+export const claimantFirsts = pgTable(
+  'claimant_firsts',
+  {
+    campaignKey: integer('campaign_key').notNull(),
+    claimant: text('claimant').notNull(),
+    firstAt: timestamptz('first_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.campaignKey, table.claimant] })],
+);
+
+/**
+ * One row: the snapshot `claim_hours`, `claimant_buckets` and `claimant_firsts` stand at. Every claim
+ * change committed before it (visible in it) is in them; those committed since are read from
+ * `claim_changes` (`apply_claim_history()` applies them, `campaign_history()` adds them to what it reads).
+ */
+export const claimHistoryApplied = pgTable(
+  'claim_history_applied',
+  {
+    one: boolean('one').primaryKey().default(true),
+    snapshot: pgSnapshot('snapshot').notNull(),
+  },
+  (table) => [check('claim_history_applied_one', sql`${table.one}`)],
 );
 
 export const claimSignatures = pgTable(
@@ -777,10 +811,6 @@ export const entrySharedVersion = pgTable(
   },
   () => [check('entry_shared_version_single_row', sql`id = 1`)],
 );
-
-/** A transaction id that never wraps around (`pg_current_xact_id()`), and a snapshot of which ones were in progress. */
-const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
-const pgSnapshot = customType<{ data: string }>({ dataType: () => 'pg_snapshot' });
 
 /**
  * Every change to the claims that claim volumes depend on, in the writing transaction (trigger

@@ -46,9 +46,21 @@ export interface HistoryWindow {
 const historyVersion = (publicId: string) =>
   sql`(SELECT v.version::text FROM campaigns AS c JOIN entry_versions AS v ON v.campaign_key = c.key WHERE c.public_id = ${publicId})`;
 
-/** What a campaign's history is made of: campaign_history() (src/db/sql/campaign_history.sql) reads it in one snapshot. */
-export function createHistoryRepository(db: Database) {
+/**
+ * What a campaign's history is made of: campaign_history() (src/db/sql/campaign_history.sql) reads it
+ * in one snapshot from `db`; apply_claim_history() brings its hours forward on `primary`.
+ */
+export function createHistoryRepository(db: Database, primary: Database = db) {
   return {
+    /**
+     * Applies the claim changes committed since the history tables' snapshot (apply_claim_history()).
+     * False when another applier (another server) holds the lock: it applies them.
+     */
+    async applyClaimChanges(): Promise<boolean> {
+      const [row] = await queryRows<{ applied: boolean }>(primary, sql`SELECT apply_claim_history() AS applied`);
+      return row?.applied ?? false;
+    },
+
     /** The campaign's history version (see historyVersion), null without one; undefined for an unknown campaign. */
     async version(publicId: string): Promise<string | null | undefined> {
       const [row] = await queryRows<{ version: string | null }>(

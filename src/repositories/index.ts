@@ -23,7 +23,8 @@ import { createTrendingRepository } from './trending.repository.js';
  * `read` is where public data is read (DATABASE_READ_URL, a hot standby, when set; else the
  * primary): every repository reads there unless a reader must see a write the moment it commits.
  * Only bearer tokens need that: a revoked token must be refused at once, not after the standby
- * replays the revocation, and a new one must work at once. A new repository takes `read`.
+ * replays the revocation, and a new one must work at once. A new repository takes `read`; one that
+ * writes (the history's applier) takes `primary` for that alone.
  */
 export function createRepositories(primary: Database, read: Database = primary) {
   return {
@@ -35,7 +36,7 @@ export function createRepositories(primary: Database, read: Database = primary) 
     campaigns: createCampaignsRepository(read),
     contracts: createContractsRepository(read),
     events: createEventsRepository(read),
-    history: createHistoryRepository(read),
+    history: createHistoryRepository(read, primary),
     indexedBlocks: createIndexedBlocksRepository(read),
     leaderboards: createLeaderboardRepository(read),
     profiles: createProfileRepository(read),

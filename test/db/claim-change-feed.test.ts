@@ -65,11 +65,18 @@ describe('claim change feed', () => {
     expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '3.000000', sign: -1 }]);
   });
 
-  it('records nothing for an update that leaves campaign, instant and value alone', async () => {
+  it('records nothing for an update that leaves campaign, instant, value, amount and incentive alone', async () => {
+    const claim = await insertClaim(database.db, { campaignKey });
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`UPDATE claims SET eth_value_wei = 7 WHERE id = ${claim.id}`);
+    expect(await changes()).toEqual([]);
+  });
+
+  it('records a change of nothing (USD 0) for an update of the amount alone: its hour of the history is counted again', async () => {
     const claim = await insertClaim(database.db, { campaignKey });
     await database.db.delete(claimChanges);
     await database.db.execute(sql`UPDATE claims SET amount = 7 WHERE id = ${claim.id}`);
-    expect(await changes()).toEqual([]);
+    expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '0.000000', sign: 0 }]);
   });
 
   it('records one reload marker for a TRUNCATE and for a bulk load, not a row per claim', async () => {
@@ -97,18 +104,34 @@ describe('claim change feed', () => {
     expect(await changes()).toEqual([{ campaign_key: null, usd_value: null, sign: 0 }]);
   });
 
-  it('prunes the changes committed before a mark once the mark is 10 minutes old, at most once a minute', async () => {
-    await insertClaim(database.db, { campaignKey, usdValue: '1' });
-    // The write left a mark; nothing is pruned while the newest mark is under a minute old.
-    expect(await database.db.$count(claimChangeMarks)).toBe(1);
-    // A mark taken right after that write's transaction, as if 11 minutes ago, and none newer. (Its
-    // snapshot is written out: a real one's xmin is held back by any transaction open on the server.)
+  /** A mark taken right after the last write's transaction, as if 11 minutes ago, and none newer. (Its
+   * snapshot is written out: a real one's xmin is held back by any transaction open on the server.) */
+  const oldMarkAfterLastWrite = async () => {
     await database.db.delete(claimChangeMarks);
     await database.db.execute(
       sql`INSERT INTO claim_change_marks (taken_at, snapshot)
           SELECT clock_timestamp() - interval '11 minutes', (next || ':' || next || ':')::pg_snapshot
             FROM (SELECT max(xid)::text::bigint + 1 AS next FROM claim_changes) AS after_write`,
     );
+  };
+
+  it('keeps the changes the campaign history has not applied yet, however old', async () => {
+    await database.db.delete(claimChanges);
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    await insertClaim(database.db, { campaignKey, usdValue: '1' });
+    await oldMarkAfterLastWrite();
+    await insertClaim(database.db, { campaignKey, usdValue: '2' });
+    expect(await changes()).toHaveLength(2);
+  });
+
+  it('prunes the changes committed before a mark once the mark is 10 minutes old, at most once a minute', async () => {
+    await database.db.delete(claimChangeMarks);
+    await insertClaim(database.db, { campaignKey, usdValue: '1' });
+    // The write left a mark; nothing is pruned while the newest mark is under a minute old.
+    expect(await database.db.$count(claimChangeMarks)).toBe(1);
+    await oldMarkAfterLastWrite();
+    // The campaign history has applied the first claim's change.
+    await database.db.execute(sql`SELECT apply_claim_history()`);
     await insertClaim(database.db, { campaignKey, usdValue: '2' });
     // The first claim's change committed before the old mark: gone. The second's stays, with a new mark.
     expect(await changes()).toEqual([{ campaign_key: campaignKey, usd_value: '2.000000', sign: 1 }]);

@@ -11,42 +11,56 @@ import { erc20Incentive, insertCampaign, insertClaim } from '../helpers/factorie
 import { baseRecords, lines } from '../helpers/records.js';
 
 /**
- * The history the claims' trigger keeps (claim_hours, claimant_buckets: src/db/sql/claims_history.sql)
- * always equals recompute_claim_history(), the same rows computed whole from the claims: after every
- * insert, move, revaluation and removal, one claim or several at once, and after concurrent writers
- * of one campaign's claimants, each in its own transaction.
+ * The history tables (claim_hours, claimant_buckets, claimant_firsts), brought forward from the claim
+ * changes by apply_claim_history(), always equal recompute_claim_history(), the same rows computed
+ * whole from the claims: after every insert, move, repayment, revaluation and removal, one claim or
+ * several at once, applied after each write or after several, and after concurrent writers of one
+ * campaign's claimants, each in its own transaction, with an applier running meanwhile. And a read
+ * (campaign_history()) never waits for the applier: what it has not applied, the read adds.
  */
 const BASE = Date.parse('2026-11-20T22:00:00Z');
 const HOUR = 3_600_000;
 const claimantOf = (n: number) => `0x${(0xc1a1 + n).toString(16).padStart(40, '0')}`;
 
-describe('claim history kept by the claims trigger', () => {
+describe('claim history applied from the claim changes', () => {
   let database: TestDatabase;
   let campaignKeys: number[];
+  let publicIds: string[];
   const rows = <Row>(query: ReturnType<typeof sql>) => queryRows<Row>(database.db, query);
 
-  /** Both tables as ordered text: what the trigger left, then (rolled back) what a recompute gives. */
+  type Kept = { hours: string; buckets: string; firsts: string };
+  const tables = (executor: Parameters<typeof queryRows>[0]) =>
+    queryRows<Kept>(
+      executor,
+      sql`SELECT (SELECT coalesce(json_agg(json_build_array(campaign_key, hour, incentive_position, rows, claims, amount::text, usd::text)
+                                           ORDER BY campaign_key, hour, incentive_position), '[]')::text FROM claim_hours) AS hours,
+                 (SELECT coalesce(json_agg(json_build_array(campaign_key, unit, start, claimants, new_claimants)
+                                           ORDER BY campaign_key, unit, start), '[]')::text FROM claimant_buckets) AS buckets,
+                 (SELECT coalesce(json_agg(json_build_array(campaign_key, claimant, first_at) ORDER BY campaign_key, claimant), '[]')::text
+                    FROM claimant_firsts) AS firsts`,
+    ).then(([row]) => row!);
+  /** What GET /campaigns/{id}/history is made of, for both campaigns, by hour and by day, over the hours the claims are in. */
+  const answers = (executor: Parameters<typeof queryRows>[0]) =>
+    queryRows<{ public_id: string; unit: string; incentives: string; paid: string; people: string }>(
+      executor,
+      sql`SELECT p.public_id, u.unit, h.*
+            FROM unnest(ARRAY[${sql.join(publicIds.map((id) => sql`${id}`), sql`, `)}]::text[]) AS p(public_id) CROSS JOIN (VALUES ('hour'), ('day')) AS u(unit)
+           CROSS JOIN LATERAL campaign_history(p.public_id, u.unit, ${new Date(BASE - 2 * 24 * HOUR)}, ${new Date(BASE + 3 * 24 * HOUR)},
+                                               ${new Date(BASE + 2 * HOUR)}, ${new Date(BASE + 4 * HOUR)}) AS h
+           ORDER BY 1, 2`,
+    );
+  /** The tables as the applier leaves them. */
   const kept = async () => {
-    const [row] = await rows<{ hours: string; buckets: string }>(sql`
-      SELECT (SELECT coalesce(json_agg(json_build_array(campaign_key, hour, incentive_position, rows, claims, amount::text, usd::text)
-                                       ORDER BY campaign_key, hour, incentive_position), '[]')::text FROM claim_hours) AS hours,
-             (SELECT coalesce(json_agg(json_build_array(campaign_key, unit, start, claimants, new_claimants)
-                                       ORDER BY campaign_key, unit, start), '[]')::text FROM claimant_buckets) AS buckets`);
-    return row!;
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    return tables(database.db);
   };
+  /** The tables, and the history answers, as a recompute from the claims gives them (rolled back). */
   const recomputed = async () => {
-    let whole: Awaited<ReturnType<typeof kept>> | undefined;
+    let whole: { tables: Kept; answers: Awaited<ReturnType<typeof answers>> } | undefined;
     await database.db
       .transaction(async (tx) => {
         await tx.execute(sql`SELECT recompute_claim_history()`);
-        const [row] = await queryRows<{ hours: string; buckets: string }>(
-          tx,
-          sql`SELECT (SELECT coalesce(json_agg(json_build_array(campaign_key, hour, incentive_position, rows, claims, amount::text, usd::text)
-                                               ORDER BY campaign_key, hour, incentive_position), '[]')::text FROM claim_hours) AS hours,
-                     (SELECT coalesce(json_agg(json_build_array(campaign_key, unit, start, claimants, new_claimants)
-                                               ORDER BY campaign_key, unit, start), '[]')::text FROM claimant_buckets) AS buckets`,
-        );
-        whole = row!;
+        whole = { tables: await tables(tx), answers: await answers(tx) };
         tx.rollback();
       })
       .catch((error: Error) => {
@@ -56,16 +70,24 @@ describe('claim history kept by the claims trigger', () => {
   };
   const expectKeptAsRecomputed = async (after: string) => {
     const [now, whole] = [await kept(), await recomputed()];
-    expect(JSON.parse(now.hours), `claim_hours after ${after}`).toEqual(JSON.parse(whole.hours));
-    expect(JSON.parse(now.buckets), `claimant_buckets after ${after}`).toEqual(JSON.parse(whole.buckets));
+    expect(JSON.parse(now.hours), `claim_hours after ${after}`).toEqual(JSON.parse(whole.tables.hours));
+    expect(JSON.parse(now.buckets), `claimant_buckets after ${after}`).toEqual(JSON.parse(whole.tables.buckets));
+    expect(JSON.parse(now.firsts), `claimant_firsts after ${after}`).toEqual(JSON.parse(whole.tables.firsts));
+  };
+  /** The history answers before the applier has run equal those of a recompute. */
+  const expectAnswersExact = async (after: string) => {
+    const [pending, whole] = [await answers(database.db), await recomputed()];
+    expect(pending, `campaign_history() with the changes not applied, after ${after}`).toEqual(whole.answers);
   };
 
   beforeAll(async () => {
     database = await createTestDatabase();
     campaignKeys = [];
+    publicIds = [];
     for (let n = 0; n < 2; n++) {
       const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(claimantOf(900 + n)), erc20Incentive(claimantOf(950 + n))] });
       campaignKeys.push(campaign.key);
+      publicIds.push(campaign.publicId);
     }
   });
   afterAll(() => database?.close());
@@ -73,6 +95,7 @@ describe('claim history kept by the claims trigger', () => {
   type Operation =
     | { kind: 'insert'; claims: { campaign: number; position: number; claimant: number; hour: number; minute: number; draw: boolean; usd: number }[] }
     | { kind: 'move'; pick: number; claimant: number; hour: number; draw: boolean }
+    | { kind: 'repay'; pick: number; position: number; amount: number }
     | { kind: 'revalue'; campaign: number; factor: number }
     | { kind: 'remove'; picks: number[] };
 
@@ -95,6 +118,7 @@ describe('claim history kept by the claims trigger', () => {
       hour: fc.integer({ min: 0, max: 5 }),
       draw: fc.boolean(),
     }),
+    fc.record({ kind: fc.constant('repay' as const), pick: fc.nat(), position: fc.integer({ min: 0, max: 1 }), amount: fc.integer({ min: 1, max: 5000 }) }),
     fc.record({ kind: fc.constant('revalue' as const), campaign: fc.integer({ min: 0, max: 1 }), factor: fc.integer({ min: 0, max: 3 }) }),
     fc.record({ kind: fc.constant('remove' as const), picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }) }),
   );
@@ -127,6 +151,12 @@ describe('claim history kept by the claims trigger', () => {
                                                        draw = ${step.draw} WHERE id = ${id}`);
         return;
       }
+      case 'repay': {
+        if (ids.length === 0) return;
+        const id = ids[step.pick % ids.length]!;
+        await database.db.execute(sql`UPDATE claims SET incentive_position = ${step.position}, amount = ${step.amount} WHERE id = ${id}`);
+        return;
+      }
       case 'revalue':
         await database.db.execute(sql`UPDATE claims SET usd_value = usd_value * ${step.factor} WHERE campaign_key = ${campaignKeys[step.campaign]!}`);
         return;
@@ -139,13 +169,16 @@ describe('claim history kept by the claims trigger', () => {
     }
   };
 
-  it('equals the history recomputed from the claims after every write', async () => {
+  it('equals the history recomputed from the claims after every write, applied or not', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (operations) => {
         await database.db.execute(sql`DELETE FROM claims`);
+        await database.db.execute(sql`SELECT apply_claim_history()`);
         for (const [n, step] of operations.entries()) {
           await apply(step);
-          await expectKeptAsRecomputed(`step ${n + 1}, ${step.kind}`);
+          await expectAnswersExact(`step ${n + 1}, ${step.kind}`);
+          // The applier after every other write: a batch of one write's changes, or of two.
+          if (n % 2 === 1 || n === operations.length - 1) await expectKeptAsRecomputed(`step ${n + 1}, ${step.kind}`);
         }
       }),
       { numRuns: 25, seed: 62 },
@@ -156,7 +189,7 @@ describe('claim history kept by the claims trigger', () => {
     await insertClaim(database.db, { campaignKey: campaignKeys[0]!, claimedAt: new Date(BASE) });
     expect(JSON.parse((await kept()).hours)).not.toEqual([]);
     await database.db.execute(sql`TRUNCATE claims CASCADE`);
-    expect(await kept()).toEqual({ hours: '[]', buckets: '[]' });
+    expect(await kept()).toEqual({ hours: '[]', buckets: '[]', firsts: '[]' });
   });
 
   it('is rebuilt by an import that defers the triggers (a bulk write)', async () => {
@@ -191,11 +224,31 @@ describe('claim history kept by the claims trigger', () => {
         await client.end();
       }
     });
-    await Promise.all(writers.map((write) => write()));
+    // An applier as the API runs it, on its own connection, applying whatever has committed so far.
+    let writing = true;
+    const applier = new pg.Client({ connectionString: url });
+    await applier.connect();
+    let applications = 0;
+    const applying = (async () => {
+      while (writing) {
+        await applier.query('SELECT apply_claim_history()');
+        applications++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    try {
+      await Promise.all(writers.map((write) => write()));
+    } finally {
+      writing = false;
+      await applying;
+      await applier.end();
+    }
+    expect(applications).toBeGreaterThan(1);
+    await expectAnswersExact('concurrent writers');
+    await expectKeptAsRecomputed('concurrent writers');
     const [bucket] = await rows<{ claimants: number; new_claimants: number }>(
       sql`SELECT claimants, new_claimants FROM claimant_buckets WHERE campaign_key = ${campaignKeys[0]!} AND unit = 'hour'`,
     );
     expect(bucket).toEqual({ claimants: 2, new_claimants: 2 });
-    await expectKeptAsRecomputed('concurrent writers');
   });
 });

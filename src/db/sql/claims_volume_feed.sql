@@ -1,5 +1,6 @@
 -- Claims, third (the order: README.md here): the claim change feed (claim_changes) that the readers
--- keeping claim volumes in memory poll (src/claim-volumes/). +1 for a claim added, -1 for one removed,
+-- keeping claim volumes in memory poll (src/claim-volumes/), and that a campaign's history is brought
+-- forward from (apply_claim_history()). +1 for a claim added, -1 for one removed,
 -- both for an update that moves a claim between campaigns or instants, the difference (sign 0) for an
 -- update of its value alone. A raffle draw is not a claim: it only adds its value (sign 0, the value
 -- signed) and takes it away again, so volumes count its USD and not it. A bulk load (refresh
@@ -32,7 +33,9 @@ BEGIN
   ELSE
     -- A claim that moved (another campaign, instant or claimant) leaves where it was and enters where it is; a
     -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
-    -- a revaluation of thousands of claims sends the readers one row a claim, not two.
+    -- a revaluation of thousands of claims sends the readers one row a claim, not two. A claim whose
+    -- amount or incentive alone changed is a change of nothing (sign 0, USD 0) for the claim volumes,
+    -- and for the campaign's history (apply_claim_history()) a change of its hour.
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
     SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign, change.claimant
       FROM old_claims AS o
@@ -43,7 +46,8 @@ BEGIN
                                 (n.campaign_key, n.claimed_at, n.usd_value - o.usd_value, 0, n.claimant, false))
                         AS change(campaign_key, claimed_at, usd_value, sign, claimant, moved)
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
-     WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw, o.claimant) IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw, n.claimant)
+     WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw, o.claimant, o.amount, o.incentive_position)
+           IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw, n.claimant, n.amount, n.incentive_position)
        AND change.moved = ((o.campaign_key, o.claimed_at, o.draw, o.claimant) <> (n.campaign_key, n.claimed_at, n.draw, n.claimant));
   END IF;
   PERFORM prune_claim_changes();

@@ -7,7 +7,8 @@
 -- since (readers poll every second, and one that has not polled for 5 minutes reloads instead of
 -- reading the feed), so those changes are deleted with the older marks. The oldest mark left says
 -- which claimant changes may be gone: a kept profile read before it is built again
--- (claimant_changed_since()).
+-- (claimant_changed_since()). Claim changes the campaign history has not applied yet stay too: the
+-- API applies them every few seconds, and while no API runs they wait for it.
 CREATE OR REPLACE FUNCTION prune_claim_changes() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   horizon claim_change_marks;
@@ -25,7 +26,9 @@ BEGIN
    WHERE taken_at <= clock_timestamp() - interval '10 minutes'
    ORDER BY taken_at DESC LIMIT 1;
   IF horizon.taken_at IS NOT NULL THEN
-    DELETE FROM claim_changes WHERE xid < pg_snapshot_xmin(horizon.snapshot);
+    -- Never a change the history has not applied yet (apply_claim_history()).
+    DELETE FROM claim_changes
+     WHERE xid < least(pg_snapshot_xmin(horizon.snapshot), (SELECT pg_snapshot_xmin(a.snapshot) FROM claim_history_applied AS a));
     DELETE FROM claimant_changes WHERE xid < pg_snapshot_xmin(horizon.snapshot);
     DELETE FROM claim_change_marks WHERE taken_at < horizon.taken_at;
   END IF;
