@@ -17,6 +17,10 @@ DECLARE
   buckets claimant_buckets[];
   firsts claimant_firsts[];
 BEGIN
+  -- The claims first: a TRUNCATE holds them (ACCESS EXCLUSIVE) and then takes the advisory lock in
+  -- its trigger; taken the other way round, an applier holding the advisory lock and waiting for the
+  -- claims would deadlock with it. After a TRUNCATE, this reads what it left.
+  LOCK TABLE claims IN ACCESS SHARE MODE;
   IF NOT pg_try_advisory_xact_lock(7312841562) THEN
     RETURN false;
   END IF;
