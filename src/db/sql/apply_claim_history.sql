@@ -5,7 +5,7 @@
 -- is applied in batches; reads never wait for it (campaign_history() adds what it has not applied).
 --
 -- One applier at a time (an advisory lock; false when another holds it: it applies the same
--- changes). Everything the tables get is computed in one statement, so from one snapshot, the one
+-- changes, or when a TRUNCATE or a bulk load holds the claims). Everything the tables get is computed in one statement, so from one snapshot, the one
 -- stored; the statements after it only write. More changes than one batch should hold, or a reload
 -- marker no bulk load has accounted for, and the history is recomputed whole instead.
 CREATE OR REPLACE FUNCTION apply_claim_history() RETURNS boolean LANGUAGE plpgsql
@@ -17,10 +17,15 @@ DECLARE
   buckets claimant_buckets[];
   firsts claimant_firsts[];
 BEGIN
-  -- The claims first: a TRUNCATE holds them (ACCESS EXCLUSIVE) and then takes the advisory lock in
-  -- its trigger; taken the other way round, an applier holding the advisory lock and waiting for the
-  -- claims would deadlock with it. After a TRUNCATE, this reads what it left.
-  LOCK TABLE claims IN ACCESS SHARE MODE;
+  -- The claims first, without waiting: a TRUNCATE holds them (ACCESS EXCLUSIVE) and then takes the
+  -- advisory lock in its trigger, so an applier holding that lock while it waited for the claims
+  -- would deadlock with it; and a bulk load holds them to its end, which a round need not wait for
+  -- (the next one applies, or the load has recomputed the history).
+  BEGIN
+    LOCK TABLE claims IN ACCESS SHARE MODE NOWAIT;
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN false;
+  END;
   IF NOT pg_try_advisory_xact_lock(7312841562) THEN
     RETURN false;
   END IF;
