@@ -192,6 +192,20 @@ describe('claim history applied from the claim changes', () => {
     expect(await kept()).toEqual({ hours: '[]', buckets: '[]', firsts: '[]' });
   });
 
+  it('writes nothing in a round with nothing to apply', async () => {
+    const applierRow = async () =>
+      (await rows<{ version: string; snapshot: string }>(sql`SELECT xmin::text AS version, snapshot::text FROM claim_history_applied`))[0]!;
+    await insertClaim(database.db, { campaignKey: campaignKeys[0]!, claimedAt: new Date(BASE) });
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    const applied = await applierRow();
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    expect(await applierRow()).toEqual(applied);
+    await insertClaim(database.db, { campaignKey: campaignKeys[1]!, claimedAt: new Date(BASE) });
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    expect((await applierRow()).version).not.toBe(applied.version);
+    await expectKeptAsRecomputed('a round with nothing to apply');
+  });
+
   it('applies nothing while a TRUNCATE holds the claims, and does not wait for it', async () => {
     const url = database.url;
     if (!url) return; // One connection on the embedded database: its transactions cannot overlap.

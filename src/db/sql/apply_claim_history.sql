@@ -12,6 +12,7 @@ CREATE OR REPLACE FUNCTION apply_claim_history() RETURNS boolean LANGUAGE plpgsq
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   applied pg_snapshot;
+  pending bigint;
   now_snapshot pg_snapshot;
   hours claim_hours[];
   buckets claimant_buckets[];
@@ -30,13 +31,19 @@ BEGIN
     RETURN false;
   END IF;
   SELECT a.snapshot INTO applied FROM claim_history_applied AS a;
+  SELECT count(*) INTO pending FROM (SELECT 1 FROM claim_history_changes(applied, NULL) LIMIT 100001) AS backlog;
   IF applied IS NULL
      -- In transaction order, so read from the snapshot's xmin on (claim_history_changes() says why).
      OR (SELECT x.xid FROM claim_changes AS x
           WHERE x.xid >= pg_snapshot_xmin(applied) AND NOT pg_visible_in_snapshot(x.xid, applied) AND x.campaign_key IS NULL
           ORDER BY x.xid LIMIT 1) IS NOT NULL
-     OR (SELECT count(*) FROM (SELECT 1 FROM claim_history_changes(applied, NULL) LIMIT 100001) AS backlog) > 100000 THEN
+     OR pending > 100000 THEN
     PERFORM recompute_claim_history();
+    RETURN true;
+  END IF;
+  -- Nothing to apply: a round writes nothing, so idle servers cost the database no write and no
+  -- commit to flush, however many of them poll.
+  IF pending = 0 THEN
     RETURN true;
   END IF;
 
