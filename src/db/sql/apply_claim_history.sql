@@ -5,9 +5,10 @@
 -- is applied in batches; reads never wait for it (campaign_history() adds what it has not applied).
 --
 -- One applier at a time (an advisory lock; false when another holds it: it applies the same
--- changes, or when a TRUNCATE or a bulk load holds the claims). Everything the tables get is computed in one statement, so from one snapshot, the one
--- stored; the statements after it only write. More changes than one batch should hold, or a reload
--- marker no bulk load has accounted for, and the history is recomputed whole instead.
+-- changes, or when a TRUNCATE or a bulk load holds the claims). Everything the tables get is
+-- computed in one statement, so from one snapshot, the one stored; the statements after it only
+-- write. More changes than one batch should hold, or a reload marker no bulk load has accounted
+-- for, and the history is recomputed whole instead.
 CREATE OR REPLACE FUNCTION apply_claim_history() RETURNS boolean LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
