@@ -185,29 +185,46 @@ $$;
 -- is applied in batches; reads never wait for it (campaign_history() adds what it has not applied).
 --
 -- One applier at a time (an advisory lock; false when another holds it: it applies the same
--- changes). Everything the tables get is computed in one statement, so from one snapshot, the one
--- stored; the statements after it only write. More changes than one batch should hold, or a reload
--- marker no bulk load has accounted for, and the history is recomputed whole instead.
+-- changes, or when a TRUNCATE or a bulk load holds the claims). Everything the tables get is
+-- computed in one statement, so from one snapshot, the one stored; the statements after it only
+-- write. More changes than one batch should hold, or a reload marker no bulk load has accounted
+-- for, and the history is recomputed whole instead.
 CREATE OR REPLACE FUNCTION apply_claim_history() RETURNS boolean LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   applied pg_snapshot;
+  pending bigint;
   now_snapshot pg_snapshot;
   hours claim_hours[];
   buckets claimant_buckets[];
   firsts claimant_firsts[];
 BEGIN
+  -- The claims first, without waiting: a TRUNCATE holds them (ACCESS EXCLUSIVE) and then takes the
+  -- advisory lock in its trigger, so an applier holding that lock while it waited for the claims
+  -- would deadlock with it; and a bulk load holds them to its end, which a round need not wait for
+  -- (the next one applies, or the load has recomputed the history).
+  BEGIN
+    LOCK TABLE claims IN ACCESS SHARE MODE NOWAIT;
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN false;
+  END;
   IF NOT pg_try_advisory_xact_lock(7312841562) THEN
     RETURN false;
   END IF;
   SELECT a.snapshot INTO applied FROM claim_history_applied AS a;
+  SELECT count(*) INTO pending FROM (SELECT 1 FROM claim_history_changes(applied, NULL) LIMIT 100001) AS backlog;
   IF applied IS NULL
      -- In transaction order, so read from the snapshot's xmin on (claim_history_changes() says why).
      OR (SELECT x.xid FROM claim_changes AS x
           WHERE x.xid >= pg_snapshot_xmin(applied) AND NOT pg_visible_in_snapshot(x.xid, applied) AND x.campaign_key IS NULL
           ORDER BY x.xid LIMIT 1) IS NOT NULL
-     OR (SELECT count(*) FROM (SELECT 1 FROM claim_history_changes(applied, NULL) LIMIT 100001) AS backlog) > 100000 THEN
+     OR pending > 100000 THEN
     PERFORM recompute_claim_history();
+    RETURN true;
+  END IF;
+  -- Nothing to apply: a round writes nothing, so idle servers cost the database no write and no
+  -- commit to flush, however many of them poll.
+  IF pending = 0 THEN
     RETURN true;
   END IF;
 

@@ -206,6 +206,19 @@ describe('claim history applied from the claim changes', () => {
     await expectKeptAsRecomputed('a round with nothing to apply');
   });
 
+  it('recomputes the history whole when it finds a reload marker no bulk load accounted for', async () => {
+    await database.db.execute(sql`DELETE FROM claims`);
+    await insertClaim(database.db, { campaignKey: campaignKeys[0]!, claimedAt: new Date(BASE) });
+    await database.db.execute(sql`SELECT apply_claim_history()`);
+    // A claim written with the refresh deferred leaves a marker, not a change, and no recompute.
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+      await insertClaim(tx, { campaignKey: campaignKeys[1]!, claimedAt: new Date(BASE + HOUR) });
+    });
+    await expectKeptAsRecomputed('a reload marker');
+    expect(JSON.parse((await tables(database.db)).hours)).toHaveLength(2);
+  });
+
   it('applies nothing while a TRUNCATE holds the claims, and does not wait for it', async () => {
     const url = database.url;
     if (!url) return; // One connection on the embedded database: its transactions cannot overlap.
