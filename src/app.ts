@@ -276,7 +276,7 @@ export async function buildApp(
   });
 
   await app.register(componentLifecycle, {
-    component: createClaimHistoryApplier(config, { apply: () => app.repositories.history.applyClaimChanges(), startup, logger }),
+    component: createClaimHistoryApplier(config, { apply: (timeoutMs) => app.repositories.history.applyClaimChanges(timeoutMs), startup, logger }),
   });
 
   const replicaLag = replicaLagFor(config, () => app.repositories.replication.replayLagMs());

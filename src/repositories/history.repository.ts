@@ -56,9 +56,15 @@ export function createHistoryRepository(db: Database, primary: Database = db) {
      * Applies the claim changes committed since the history tables' snapshot (apply_claim_history()).
      * False when another applier (another server) holds the lock: it applies them.
      */
-    async applyClaimChanges(): Promise<boolean> {
-      const [row] = await queryRows<{ applied: boolean }>(primary, sql`SELECT apply_claim_history() AS applied`);
-      return row?.applied ?? false;
+    async applyClaimChanges(timeoutMs: number): Promise<boolean> {
+      return primary.transaction(async (tx) => {
+        // A background job's time budget, not an API request's: a large batch, or the recompute a
+        // backlog or a bulk load calls for, runs longer than a read may, and one cut short would
+        // leave the backlog to grow round after round.
+        await tx.execute(sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true)`);
+        const [row] = await queryRows<{ applied: boolean }>(tx, sql`SELECT apply_claim_history() AS applied`);
+        return row?.applied ?? false;
+      });
     },
 
     /** The campaign's history version (see historyVersion), null without one; undefined for an unknown campaign. */

@@ -3,9 +3,21 @@ import type { Config } from '../config.js';
 import { Poller } from '../poller.js';
 import type { StartupStatus } from '../startup-status.js';
 
+/**
+ * The time one application may take. The longest is a recompute of every claim's history (after a
+ * bulk load, or a backlog of more than 100,000 changes, as when no server ran for a while): minutes
+ * on tens of millions of claims, where an API request's statement timeout would cut every attempt
+ * short and the backlog would only grow. Meanwhile the application holds one pool connection, and
+ * a TRUNCATE of the claims waits for it.
+ */
+export const APPLY_TIMEOUT_MS = 600_000;
+
 export interface ClaimHistoryApplierOptions {
-  /** One application of the claim changes committed since the last (apply_claim_history()). */
-  apply: () => Promise<unknown>;
+  /**
+   * One application of the claim changes committed since the last (apply_claim_history()), given
+   * `timeoutMs` as its statement timeout.
+   */
+  apply: (timeoutMs: number) => Promise<unknown>;
   /** The pause between applications. */
   intervalMs: number;
   /** Start-up work (migrations) the applications wait for: before it the function does not exist. */
@@ -26,7 +38,7 @@ export class ClaimHistoryApplier {
   constructor(options: ClaimHistoryApplierOptions) {
     this.poller = new Poller({
       round: async () => {
-        if (options.startup?.pending() === undefined) await options.apply();
+        if (options.startup?.pending() === undefined) await options.apply(APPLY_TIMEOUT_MS);
       },
       pause: () => options.intervalMs,
       onError: (error, again) => {

@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it, vi } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import { ClaimHistoryApplier } from '../../src/services/claim-history-applier.js';
-import { useTestApp } from '../helpers/app.js';
+import { buildTestApp, useTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { erc20Incentive, insertCampaign, insertClaim } from '../helpers/factories.js';
 
 const quiet = { warn: vi.fn(), info: vi.fn() };
@@ -66,6 +68,62 @@ describe('the claim history applier', () => {
         sql`SELECT count(*)::integer AS pending FROM claim_history_changes((SELECT snapshot FROM claim_history_applied), NULL)`,
       );
       expect(pending!.pending).toBe(0);
+    });
+  });
+
+  // Statement timeouts are PostgreSQL's: PGlite does not cancel a statement.
+  describe.runIf(process.env.TEST_DATABASE_URL)('in an app whose requests may take only 50 ms', () => {
+    let database: TestDatabase;
+    let appDatabase: DatabaseHandle;
+    let app: App;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      appDatabase = await openDatabase({
+        DATABASE_URL: database.url,
+        PGLITE_DATA_DIR: 'memory://',
+        DB_POOL_MAX: 4,
+        DB_STATEMENT_TIMEOUT_MS: 50,
+        DB_CONNECT_TIMEOUT_MS: 5_000,
+      });
+      app = await buildTestApp(appDatabase, { CLAIM_HISTORY_APPLY_MS: '20', DB_STATEMENT_TIMEOUT_MS: '50' });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await appDatabase?.close();
+      await database?.close();
+    });
+
+    it('applies a backlog that takes longer than a request may, and the recompute a bulk load leaves', async () => {
+      const campaign = await insertCampaign(database.db, { incentives: [erc20Incentive(`0x${'a'.repeat(40)}`)] });
+      const pendingCount = async () => {
+        const [row] = await queryRows<{ pending: number }>(
+          database.db,
+          sql`SELECT count(*)::integer AS pending FROM claim_history_changes((SELECT snapshot FROM claim_history_applied), NULL)`,
+        );
+        return row!.pending;
+      };
+      const claimsOfAnHourEach = (first: number) =>
+        sql.raw(`INSERT INTO claims (campaign_key, incentive_position, claimant, amount, usd_value, eth_value_wei, tx_hash, claimed_at, chain_id, log_index)
+                 SELECT ${campaign.key}, 0, '0x' || lpad(to_hex(g), 40, '0'), 1, 1, 1, '0x' || lpad(to_hex(g), 64, '0'),
+                        '2026-11-01T00:00:00Z'::timestamptz + g * interval '1 hour', 8453, 0
+                   FROM generate_series(${first}, ${first + 19_999}) AS g`);
+      // 20,000 claimants new to the campaign, each in an hour of their own: one batch, seconds of work.
+      await database.db.execute(claimsOfAnHourEach(1));
+      await vi.waitFor(async () => expect(await pendingCount()).toBe(0), { timeout: 12_000, interval: 100 });
+      // A bulk load marks the history for a recompute, which takes longer still.
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT set_config('campaign_service.defer_refresh', 'on', true)`);
+        await tx.execute(claimsOfAnHourEach(20_001));
+      });
+      const applied = async () => {
+        const [row] = await queryRows<{ claims: number; claimants: number }>(
+          database.db,
+          sql`SELECT (SELECT coalesce(sum(claims), 0)::integer FROM claim_hours WHERE campaign_key = ${campaign.key}) AS claims,
+                     (SELECT count(*)::integer FROM claimant_firsts WHERE campaign_key = ${campaign.key}) AS claimants`,
+        );
+        return row;
+      };
+      await vi.waitFor(async () => expect(await applied()).toEqual({ claims: 40_000, claimants: 40_000 }), { timeout: 12_000, interval: 100 });
     });
   });
 });
