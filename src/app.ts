@@ -56,7 +56,7 @@ import { signatureRoutes } from './routes/signatures.js';
 import { registerWebhookMetrics } from './plugins/webhooks.js';
 import { createWebhookDeliveryRepository } from './repositories/webhooks.repository.js';
 import { createWebhookDeliverer, type WebhookDeliverer } from './webhooks/deliverer.js';
-import { type ClaimSignatures, createClaimSignatures } from './services/claim-signatures.js';
+import { type ClaimSigning, createClaimSigning } from './services/claim-signing.js';
 import { SignerTrustCheck, VALIDATORS_CHECKED_AT_START } from './services/signer-trust-check.js';
 import { componentLifecycle } from './plugins/component-lifecycle.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
@@ -101,7 +101,7 @@ export interface AppDependencies {
   /** What reads the event log for GET /events (default: one reading the read database every EVENTS_POLL_MS). */
   eventFeed?: EventFeed;
   /** GET /signatures' checks and keys (default: from SIGNER_PRIVATE_KEY or SIGNER_KEY_FILE and CHAIN_RPC_URLS). */
-  claimSignatures?: ClaimSignatures;
+  claimSignatures?: ClaimSigning;
   /** Delivers the event log to the webhook endpoints (default: from the WEBHOOK_* settings; none without WEBHOOK_SECRET_KEY). */
   webhookDeliverer?: WebhookDeliverer | null;
 }
@@ -263,7 +263,7 @@ export async function buildApp(
     }
   });
 
-  const signatures = claimSignatures ?? createClaimSignatures(config, { repository: app.repositories.signatures, write: database.db, clock, logger });
+  const signatures = claimSignatures ?? await createClaimSigning(config, { repository: app.repositories.signatures, write: database.db, clock, logger });
   await app.register(componentLifecycle, {
     component: new SignerTrustCheck({
       canSign: signatures.canSign,

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseChainlinkFeeds } from './chain/chainlink-feeds.js';
-import { loadSignerKeys } from './chain/claim-signers.js';
+import { readSignerKeys } from './chain/signer-keys.js';
 import { parseTargets } from './chain/targets.js';
 
 /**
@@ -499,7 +499,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const settings = converted as Settings;
   const corsOrigins = splitList(settings.CORS_ORIGINS ?? '');
   const trustedProxies = splitList(settings.TRUST_PROXY ?? '');
-  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems, ...priceSourceProblems(settings), ...loadSignerKeys(settings).problems);
+  problems.push(...corsOriginProblems(corsOrigins), ...trustProxyProblems(trustedProxies), ...queryTimeoutProblems(settings), ...parseTargets(settings.CHAIN_RPC_URLS, settings.INDEXER_CORES).problems, ...priceSourceProblems(settings), ...readSignerKeys(settings).problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const baseUrl = settings.BASE_URL ?? `http://${displayHost(settings.HOST)}:${settings.PORT}`;

@@ -3,8 +3,7 @@ import { EXIT_USAGE, parseCommandLine, UsageError } from './cli/command-line.js'
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { EmbeddedDatabaseInUse } from './db/pglite-lock.js';
-import { prepareDemo } from './demo.js';
-import { DemoLiveWriter } from './demo-live.js';
+import type { DemoLiveWriter } from './demo-live.js';
 import { createServerLogger } from './logger.js';
 import { serveMetrics } from './plugins/metrics.js';
 import { STARTED, StartupWork } from './startup.js';
@@ -91,7 +90,10 @@ async function main(): Promise<void> {
       await database.migrate();
       logger.info('migrations applied');
     }
-    return demo ? prepareDemo(database, logger) : undefined;
+    if (!demo) return undefined;
+    // Loaded only for the demo: its data generator is memory a server of real data never needs.
+    const { prepareDemo } = await import('./demo.js');
+    return prepareDemo(database, logger);
   });
   if (!stopping) logger.info('ready');
   // The embedded demo's token exists to be copied from here; a token issued by `npm run token` is never logged.
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
     );
   }
   if (demoLive && demoToken && !stopping) {
+    const { DemoLiveWriter } = await import('./demo-live.js');
     liveWriter = new DemoLiveWriter({ database, logger, intervalMs: config.DEMO_LIVE_INTERVAL_MS });
     liveWriter.start();
     logger.info(

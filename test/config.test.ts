@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadSignerKeys } from '../src/chain/claim-signers.js';
+import { checkSignerKeys } from '../src/chain/signer-keys.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
@@ -181,6 +182,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ COMPRESSION_ENABLED: 'false', COMPRESSION_MIN_BYTES: '1' })).toMatchObject({ COMPRESSION_ENABLED: false, COMPRESSION_MIN_BYTES: 1 });
     expect(() => loadConfig({ COMPRESSION_MIN_BYTES: '0' })).toThrow(/COMPRESSION_MIN_BYTES: must be a whole number from 1 to/);
     expect(() => loadConfig({ COMPRESSION_ENABLED: 'off' })).toThrow(/COMPRESSION_ENABLED: must be true or false/);
+  });
+
+  it("accepts exactly the private keys viem's secp256k1 accepts, without deriving them", () => {
+    const order = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const hex = (value: bigint) => `0x${value.toString(16).padStart(64, '0')}` as const;
+    for (const value of [0n, 1n, 2n, order - 1n, order, order + 1n, 2n ** 256n - 1n]) {
+      let viemAccepts = true;
+      try {
+        privateKeyToAccount(hex(value));
+      } catch {
+        viemAccepts = false;
+      }
+      expect(checkSignerKeys([hex(value)], 'SIGNER_PRIVATE_KEY').problems, hex(value)).toEqual(
+        viemAccepts ? [] : ['SIGNER_PRIVATE_KEY: key 1 is not a valid secp256k1 private key'],
+      );
+    }
+    // One key in two spellings is one signer.
+    const key = `0x${'ab'.repeat(32)}`;
+    expect(checkSignerKeys([key, key.toUpperCase().replace('0X', '0x')], 'SIGNER_PRIVATE_KEY').problems).toEqual(['SIGNER_PRIVATE_KEY: a key is given twice']);
   });
 
   it('takes signing keys from SIGNER_PRIVATE_KEY or a key file, and never shows a key in a problem', () => {

@@ -5,11 +5,11 @@ import { ErrorResponse } from '../schemas/common.js';
 import { IssuedSignatureList, REFUSAL_CODES, SIGNATURES_EXAMPLE, SignatureError, SignaturesQuery } from '../schemas/signatures.js';
 import { settingDefault } from '../setting-defaults.js';
 import { ref } from '../schemas/typebox.js';
-import type { ClaimSignatures } from '../services/claim-signatures.js';
+import type { ClaimSigning } from '../services/claim-signing.js';
 import { normaliseCampaignId } from './campaign-filter-input.js';
 
 export interface SignatureRoutesOptions {
-  signatures: ClaimSignatures;
+  signatures: ClaimSigning;
   /** Requests per client IP per window for this operation alone (each reads the chain); 0 = the global budget only. */
   rateLimitMax: number;
   rateLimitWindowMs: number;

@@ -11,6 +11,7 @@ import { loadSignerKeys } from '../chain/claim-signers.js';
 import { parseTargets } from '../chain/targets.js';
 import { type Config, ConfigError } from '../config.js';
 import type { IssuedSignature, SignaturesRepository, SigningCampaign, SigningIncentive } from '../repositories/signatures.repository.js';
+import { noSigningKey, signableCampaign } from './signable-campaign.js';
 import { pegToAsset } from './peg-conversion.js';
 import type { Logger } from 'pino';
 import type { RefusalCode } from '../schemas/signatures.js';
@@ -122,10 +123,8 @@ export class ClaimSignatures {
 
   private async check(request: SignatureRequest): Promise<IssuedSignature[]> {
     const { repository } = this.options;
-    const campaign = await repository.findCampaign(request.campaignId, this.options.clock());
-    if (campaign === null) throw new HttpError(404, `campaign ${request.campaignId} not found`);
-    if (!campaign.active) throw new HttpError(410, `campaign ${request.campaignId} is not active`);
-    if (!this.canSign) throw new HttpError(503, 'this service has no signing key (SIGNER_PRIVATE_KEY or SIGNER_KEY_FILE)', RETRY_LATER);
+    const campaign = await signableCampaign(repository, request.campaignId, this.options.clock());
+    if (!this.canSign) throw noSigningKey();
     const txHash = request.txHash.toLowerCase() as Hex;
     const issued = await repository.issuedFor(campaign.key, txHash);
     if (issued.length > 0) return issued;
@@ -362,8 +361,13 @@ const ASK_AGAIN: ReadonlySet<RefusalCode> = new Set(['not_final', 'price_unknown
 const INSUFFICIENT_PRIVILEGE = '42501';
 
 /** The service as the app builds it from the settings: the keys, the chains of CHAIN_RPC_URLS, storage through the write path. */
+export type ClaimSignaturesConfig = Pick<
+  Config,
+  'SIGNER_PRIVATE_KEY' | 'SIGNER_KEY_FILE' | 'CHAIN_RPC_URLS' | 'INDEXER_CORES' | 'SIGNATURE_CONFIRMATIONS' | 'SIGNATURE_CALLER_AMOUNTS' | 'SIGNATURE_RPC_TIMEOUT_MS'
+>;
+
 export function createClaimSignatures(
-  config: Pick<Config, 'SIGNER_PRIVATE_KEY' | 'SIGNER_KEY_FILE' | 'CHAIN_RPC_URLS' | 'INDEXER_CORES' | 'SIGNATURE_CONFIRMATIONS' | 'SIGNATURE_CALLER_AMOUNTS' | 'SIGNATURE_RPC_TIMEOUT_MS'>,
+  config: ClaimSignaturesConfig,
   dependencies: { repository: SignaturesRepository; write: Database; clock: () => Date; logger: Pick<Logger, 'warn' | 'info'> },
 ): ClaimSignatures {
   const { signers, problems } = loadSignerKeys(config);
