@@ -11,12 +11,19 @@
 -- Once a minute it deletes the events older than their retention (15 minutes) first, outside the
 -- lock: a client resuming from an event older than event_retention.pruned_through is told to refetch.
 -- An enabled webhook endpoint holds the events it has not had yet, for up to
--- event_retention.webhook_retention_seconds; past that its deliverer sends it a refetch.
-CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+-- event_retention.webhook_retention_seconds; past that its deliverer sends it a refetch. One
+-- transaction prunes at a time (advisory lock 7312841564, a key of its own).
+--
+-- Never a sequential scan: every event-writing commit finds its row by the primary key, and
+-- statistics taken while the table held a few live rows among many dead ones (after a pruning, with
+-- autovacuum off or not yet round) priced that index so high that each commit read the whole table,
+-- a cost growing with the events kept. The pruning's statements read ranges of the same indexes.
+CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql
+  SET enable_seqscan = off AS $$
 DECLARE
   horizon bigint;
 BEGIN
-  IF pg_try_advisory_xact_lock(7312841562) THEN
+  IF pg_try_advisory_xact_lock(7312841564) THEN
     UPDATE event_retention AS r
        SET pruned_at = now(),
            pruned_through = greatest(r.pruned_through,
