@@ -10,7 +10,8 @@
 # With --baseline it first measures the same claims with the service's triggers on claims disabled
 # (the bare INSERT, its indexes, foreign key and commit: what any claim costs on this machine), then
 # with them, and reports what the service's consumers add: a figure that moves less from machine to
-# machine than the total. The triggers are enabled again on exit, however it ends.
+# machine than the total. The triggers are enabled again on exit, however it ends. Each run starts
+# with a CHECKPOINT (when the role may take one).
 #
 # Needs pgbench (Debian's postgresql package) and the database on this machine (the backend's /proc).
 # The claims it writes stay: run it on a benchmark database, never on one that matters.
@@ -38,6 +39,8 @@ SQL
 
 # Prints the backend's and the whole server's CPU per claim, in ms, and pgbench's summary lines.
 measure() {
+  # Each run starts right after a checkpoint, so that each pays the same full-page writes.
+  psql "$url" -qc CHECKPOINT 2>/dev/null || true
   PGAPPNAME=claim-transaction-cost pgbench -n -M prepared -c 1 -R "$rate" -T $((seconds + 4)) -f "$script" "$url" >"$out" 2>&1 &
   local bench=$!
   sleep 2

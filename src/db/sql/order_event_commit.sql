@@ -13,13 +13,7 @@
 -- An enabled webhook endpoint holds the events it has not had yet, for up to
 -- event_retention.webhook_retention_seconds; past that its deliverer sends it a refetch. One
 -- transaction prunes at a time (advisory lock 7312841564, a key of its own).
---
--- Never a sequential scan: every event-writing commit finds its row by the primary key, and
--- statistics taken while the table held a few live rows among many dead ones (after a pruning, with
--- autovacuum off or not yet round) priced that index so high that each commit read the whole table,
--- a cost growing with the events kept. The pruning's statements read ranges of the same indexes.
-CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql
-  SET enable_seqscan = off AS $$
+CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   horizon bigint;
 BEGIN
@@ -39,6 +33,13 @@ BEGIN
     END IF;
   END IF;
   PERFORM pg_advisory_xact_lock(7312841563);
+  -- By the primary key, never a sequential scan: statistics taken while the table held a few live
+  -- rows among many dead ones (after a pruning, with autovacuum off or not yet round) priced the
+  -- index so high that every commit read the whole table, a cost growing with the events kept. Set
+  -- for this last statement of the commit only: on the whole function it would make the retention's
+  -- update of its one-row table, which has nothing but a sequential scan, look so costly that
+  -- PostgreSQL compiled it (JIT) on every commit.
+  PERFORM set_config('enable_seqscan', 'off', true);
   UPDATE event_commits SET seq = nextval('event_commit_seq'), committed_at = clock_timestamp() WHERE xid = NEW.xid;
   RETURN NULL;
 END
