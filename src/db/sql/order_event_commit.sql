@@ -16,6 +16,7 @@
 CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   horizon bigint;
+  seqscan text := current_setting('enable_seqscan');
 BEGIN
   IF pg_try_advisory_xact_lock(7312841564) THEN
     UPDATE event_retention AS r
@@ -36,11 +37,12 @@ BEGIN
   -- By the primary key, never a sequential scan: statistics taken while the table held a few live
   -- rows among many dead ones (after a pruning, with autovacuum off or not yet round) priced the
   -- index so high that every commit read the whole table, a cost growing with the events kept. Set
-  -- for this last statement of the commit only: on the whole function it would make the retention's
+  -- for this statement only: on the whole function it would make the retention's
   -- update of its one-row table, which has nothing but a sequential scan, look so costly that
   -- PostgreSQL compiled it (JIT) on every commit.
   PERFORM set_config('enable_seqscan', 'off', true);
   UPDATE event_commits SET seq = nextval('event_commit_seq'), committed_at = clock_timestamp() WHERE xid = NEW.xid;
+  PERFORM set_config('enable_seqscan', seqscan, true);
   RETURN NULL;
 END
 $$;
