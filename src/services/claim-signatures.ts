@@ -360,12 +360,13 @@ const ASK_AGAIN: ReadonlySet<RefusalCode> = new Set(['not_final', 'price_unknown
 /** SQLSTATE 42501: the role lacks a privilege. */
 const INSUFFICIENT_PRIVILEGE = '42501';
 
-/** The service as the app builds it from the settings: the keys, the chains of CHAIN_RPC_URLS, storage through the write path. */
+/** The settings ClaimSignatures is built from. */
 export type ClaimSignaturesConfig = Pick<
   Config,
   'SIGNER_PRIVATE_KEY' | 'SIGNER_KEY_FILE' | 'CHAIN_RPC_URLS' | 'INDEXER_CORES' | 'SIGNATURE_CONFIRMATIONS' | 'SIGNATURE_CALLER_AMOUNTS' | 'SIGNATURE_RPC_TIMEOUT_MS'
 >;
 
+/** The service as the app builds it from the settings: the keys, the chains of CHAIN_RPC_URLS, storage through the write path. */
 export function createClaimSignatures(
   config: ClaimSignaturesConfig,
   dependencies: { repository: SignaturesRepository; write: Database; clock: () => Date; logger: Pick<Logger, 'warn' | 'info'> },
