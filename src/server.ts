@@ -105,6 +105,8 @@ async function main(): Promise<void> {
   }
   if (demoLive && demoToken && !stopping) {
     const { DemoLiveWriter } = await import('./demo-live.js');
+    // A signal during the import has begun the shutdown, which found no writer to stop.
+    if (stopping) return;
     liveWriter = new DemoLiveWriter({ database, logger, intervalMs: config.DEMO_LIVE_INTERVAL_MS });
     liveWriter.start();
     logger.info(

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { readSignerKeys } from '../chain/signer-keys.js';
 import type { Database } from '../db/client.js';
 import type { IssuedSignature, SignaturesRepository } from '../repositories/signatures.repository.js';
 import type { ClaimSignatures, ClaimSignaturesConfig, SignatureRequest, ValidatorCheck } from './claim-signatures.js';
@@ -37,7 +36,11 @@ export async function createClaimSigning(
   config: ClaimSignaturesConfig,
   dependencies: { repository: SignaturesRepository; write: Database; clock: () => Date; logger: Pick<Logger, 'warn' | 'info'> },
 ): Promise<ClaimSigning> {
-  if (readSignerKeys(config).keys.length === 0) return new KeylessSigning(dependencies.repository, dependencies.clock);
+  // The settings alone decide, without reading a key file again (loadConfig has checked the keys;
+  // a file that turns out to hold none gives a ClaimSignatures without signers, which answers alike).
+  if (config.SIGNER_PRIVATE_KEY === undefined && config.SIGNER_KEY_FILE === undefined) {
+    return new KeylessSigning(dependencies.repository, dependencies.clock);
+  }
   const { createClaimSignatures } = await import('./claim-signatures.js');
   return createClaimSignatures(config, dependencies);
 }
