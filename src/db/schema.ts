@@ -903,8 +903,9 @@ export const events = pgTable(
 export const eventCommitSequence = pgSequence('event_commit_seq');
 
 /**
- * Each transaction that wrote events, and its position in commit order: NULL until the transaction
- * commits (`order_event_commit()`, a deferred trigger), so readers only ever see numbered rows.
+ * Each transaction that wrote events, and its position in commit order: inserted, numbered, as the
+ * transaction commits (`order_event_commit()`, a deferred trigger on `events`), so readers only ever
+ * see numbered rows.
  */
 export const eventCommits = pgTable(
   'event_commits',

@@ -14,12 +14,10 @@ BEGIN
   END IF;
   IF refresh_deferred() THEN
     INSERT INTO events (type, data) VALUES ('refetch', jsonb_build_object('reason', 'campaigns were rewritten in bulk'));
-    PERFORM record_event_transaction();
   ELSIF TG_OP = 'DELETE' THEN
     INSERT INTO events (type, chain_id, campaign_id, data)
     SELECT 'campaign.removed', o.chain_id, o.public_id, jsonb_build_object('campaignId', o.public_id, 'chainId', o.chain_id)
       FROM old_rows AS o ORDER BY o.key;
-    PERFORM record_event_transaction();
   ELSE
     PERFORM record_campaign_events(CASE TG_OP WHEN 'INSERT' THEN 'campaign.created' ELSE 'campaign.changed' END, ARRAY(SELECT key FROM new_rows));
   END IF;

@@ -13,7 +13,6 @@ BEGIN
                             'signature', n.signature, 'referrer', n.referrer, 'txHash', n.tx_hash)
     FROM new_rows AS n JOIN campaigns AS c ON c.key = n.campaign_key
    ORDER BY n.id;
-  PERFORM record_event_transaction();
   RETURN NULL;
 END
 $$;

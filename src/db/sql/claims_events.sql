@@ -1,5 +1,5 @@
 -- Claims, last (the order: README.md here): the events the API streams (GET /events), ordered at
--- commit (record_event_transaction()). A claim (a raffle draw: draw.*) written or removed, then each
+-- commit (order_event_commit()). A claim (a raffle draw: draw.*) written or removed, then each
 -- campaign it touched (campaign.changed, with the state the totals left: this trigger runs after
 -- claims_totals()). A bulk load (refresh deferred) or a TRUNCATE sends one event telling clients to
 -- refetch instead.
@@ -16,7 +16,6 @@ BEGIN
 
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
     INSERT INTO events (type, data) VALUES ('refetch', jsonb_build_object('reason', 'claims were rewritten in bulk'));
-    PERFORM record_event_transaction();
     RETURN NULL;
   END IF;
 
@@ -47,7 +46,6 @@ BEGIN
      ORDER BY n.id;
     touched := ARRAY(SELECT n.campaign_key FROM new_claims AS n UNION SELECT o.campaign_key FROM old_claims AS o);
   END IF;
-  PERFORM record_event_transaction();
   PERFORM record_campaign_events('campaign.changed', touched);
   RETURN NULL;
 END

@@ -1,12 +1,17 @@
 -- The position of a transaction's events in commit order, the order the API's event streams
 -- (GET /events) deliver them in and the Last-Event-ID they resume from. Runs as the transaction
--- commits (a deferred constraint trigger on its event_commits row): it takes a lock that every
--- event-writing transaction takes at this point and keeps until its commit is visible, then the next
--- number of event_commit_seq. So a transaction that sees position N committed sees every position
--- below it committed too, on the primary and on a hot standby (which replays commits in the order
--- they were written), and a reader that has delivered everything through N never finds a smaller
--- one later. Only the commits of event-writing transactions wait on each other, and only for the
--- commit itself.
+-- commits (a deferred constraint trigger on every event inserted; the first of a transaction does the
+-- work, the rest find the transaction-local setting and return): it takes a lock that every
+-- event-writing transaction takes at this point and keeps until its commit is visible, then inserts
+-- the transaction's event_commits row with the next number of event_commit_seq. So a transaction that
+-- sees position N committed sees every position below it committed too, on the primary and on a hot
+-- standby (which replays commits in the order they were written), and a reader that has delivered
+-- everything through N never finds a smaller one later. Only the commits of event-writing
+-- transactions wait on each other, and only for the commit itself.
+--
+-- The row is written once, numbered: nothing registers the transaction before its commit, so no
+-- producer has to, no row is updated (no dead version per commit, no lookup whose plan depends on the
+-- table's statistics), and events rolled back with a savepoint take their trigger calls with them.
 --
 -- Once a minute it deletes the events older than their retention (15 minutes) first, outside the
 -- lock: a client resuming from an event older than event_retention.pruned_through is told to refetch.
@@ -16,8 +21,11 @@
 CREATE OR REPLACE FUNCTION order_event_commit() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   horizon bigint;
-  seqscan text := current_setting('enable_seqscan');
 BEGIN
+  IF current_setting('campaign_service.events_numbered', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM set_config('campaign_service.events_numbered', 'on', true);
   IF pg_try_advisory_xact_lock(7312841564) THEN
     UPDATE event_retention AS r
        SET pruned_at = now(),
@@ -34,19 +42,11 @@ BEGIN
     END IF;
   END IF;
   PERFORM pg_advisory_xact_lock(7312841563);
-  -- By the primary key, never a sequential scan: statistics taken while the table held a few live
-  -- rows among many dead ones (after a pruning, with autovacuum off or not yet round) priced the
-  -- index so high that every commit read the whole table, a cost growing with the events kept. Set
-  -- for this statement only: on the whole function it would make the retention's
-  -- update of its one-row table, which has nothing but a sequential scan, look so costly that
-  -- PostgreSQL compiled it (JIT) on every commit.
-  PERFORM set_config('enable_seqscan', 'off', true);
-  UPDATE event_commits SET seq = nextval('event_commit_seq'), committed_at = clock_timestamp() WHERE xid = NEW.xid;
-  PERFORM set_config('enable_seqscan', seqscan, true);
+  INSERT INTO event_commits (xid, seq, committed_at) VALUES (NEW.xid, nextval('event_commit_seq'), clock_timestamp());
   RETURN NULL;
 END
 $$;
 
-CREATE CONSTRAINT TRIGGER event_commits_order AFTER INSERT ON event_commits
+CREATE CONSTRAINT TRIGGER events_order AFTER INSERT ON events
   DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW EXECUTE FUNCTION order_event_commit();

@@ -29,6 +29,5 @@ BEGIN
     LEFT JOIN campaign_live AS l ON l.campaign_key = c.key
    WHERE c.key = ANY(keys)
    ORDER BY c.key;
-  PERFORM record_event_transaction();
 END
 $$;
