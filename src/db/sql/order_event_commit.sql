@@ -12,6 +12,8 @@
 -- The row is written once, numbered: nothing registers the transaction before its commit, so no
 -- producer has to, no row is updated (no dead version per commit, no lookup whose plan depends on the
 -- table's statistics), and events rolled back with a savepoint take their trigger calls with them.
+-- The price: a statement that writes many events queues a call for each, all but the first of which
+-- return at once.
 --
 -- Once a minute it deletes the events older than their retention (15 minutes) first, outside the
 -- lock: a client resuming from an event older than event_retention.pruned_through is told to refetch.
