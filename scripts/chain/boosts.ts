@@ -69,6 +69,39 @@ export async function claim(
       ? await core.claimIncentiveRaw(boost.id, BigInt(incentiveId), referrer, data)
       : await core.claimIncentiveForRaw(boost.id, BigInt(incentiveId), referrer, data, claimant);
   const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 300_000 });
-  if (receipt.status !== 'success') throw new Error(`the claim of boost ${boost.id} incentive ${incentiveId} by ${claimant} reverted`);
+  if (receipt.status !== 'success') {
+    throw new Error(`the claim of boost ${boost.id} incentive ${incentiveId} by ${claimant} reverted: ${await whyReverted(protocol, hash, receipt.gasUsed)}`);
+  }
   return { hash, blockNumber: receipt.blockNumber };
+}
+
+/** A call frame of anvil's callTracer. */
+interface CallFrame {
+  to?: Address;
+  gas?: Hex;
+  gasUsed?: Hex;
+  error?: string;
+  revertReason?: string;
+  output?: Hex;
+  calls?: CallFrame[];
+}
+
+/** What a reverted transaction's trace says: the innermost failing call, its error and gas, and the block's time. */
+async function whyReverted(protocol: Protocol, hash: Hex, gasUsed: bigint): Promise<string> {
+  const { chain } = protocol;
+  try {
+    const transaction = await chain.public.getTransaction({ hash });
+    const block = await chain.public.getBlock({ blockNumber: transaction.blockNumber });
+    const trace: CallFrame = await chain.public.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] } as never);
+    let failing = trace;
+    for (;;) {
+      const inner = failing.calls?.find((call) => call.error !== undefined);
+      if (!inner) break;
+      failing = inner;
+    }
+    const frame = `${failing.to} ${failing.error ?? ''}${failing.revertReason ? ` (${failing.revertReason})` : ''} output ${failing.output ?? '0x'}`;
+    return `${frame}; gas ${gasUsed} used of ${transaction.gas}; block ${block.number} at ${block.timestamp}`;
+  } catch (error) {
+    return `(no trace: ${(error as Error).message})`;
+  }
 }

@@ -65,24 +65,28 @@ export async function freePort(): Promise<number> {
  * HTTP to an anvil, with a margin on gas. anvil estimates a transaction in a block at the current
  * second; mined in the next second, one that stores `block.timestamp` (Chainlink's updateAnswer, a
  * constructor) changes a slot that the estimate left unchanged, costs more than estimated and
- * reverts out of gas. So estimates get a margin, as wallets add one, and a transaction sent without
- * gas (`eth_sendTransaction` from anvil's unlocked account, which anvil would estimate itself) is
- * estimated here first.
+ * reverts out of gas. So estimates get a margin, as wallets add one: `eth_estimateGas`, the gas that
+ * `eth_fillTransaction` fills in (viem fills a local account's transaction with it, estimating
+ * nothing itself), and a transaction sent without gas (`eth_sendTransaction` from anvil's unlocked
+ * account, which anvil would estimate itself), estimated here first.
  */
 export function anvilTransport(url: string): Transport {
   const base = http(url, { retryCount: 0 });
   return (parameters) => {
     const transport = base(parameters);
     const raw = transport.request as (args: { method: string; params?: unknown }) => Promise<unknown>;
-    const estimate = async (params: unknown) => {
-      const estimated = BigInt((await raw({ method: 'eth_estimateGas', params })) as Hex);
-      return toHex(estimated + estimated / 4n + GAS_MARGIN);
-    };
+    const withMargin = (estimated: Hex) => toHex(BigInt(estimated) + BigInt(estimated) / 4n + GAS_MARGIN);
+    const estimate = async (params: unknown) => withMargin((await raw({ method: 'eth_estimateGas', params })) as Hex);
     const request = async (args: { method: string; params?: unknown }) => {
       if (args.method === 'eth_estimateGas') return estimate(args.params);
       const [transaction] = (args.params ?? []) as Array<Record<string, unknown> | undefined>;
-      if (args.method === 'eth_sendTransaction' && transaction && transaction.gas === undefined) {
+      if (!transaction || transaction.gas !== undefined) return raw(args);
+      if (args.method === 'eth_sendTransaction') {
         return raw({ method: args.method, params: [{ ...transaction, gas: await estimate([transaction]) }] });
+      }
+      if (args.method === 'eth_fillTransaction') {
+        const filled = (await raw(args)) as { raw: Hex; tx: { gas: Hex } };
+        return { ...filled, tx: { ...filled.tx, gas: withMargin(filled.tx.gas) } };
       }
       return raw(args);
     };
