@@ -821,6 +821,9 @@ export const entrySharedVersion = pgTable(
  * `xid` is the writer's transaction: a reader that saved `pg_current_snapshot()` finds exactly the
  * changes committed since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers
  * commit in. Rows are pruned once every reader must have seen them (see `claim_change_marks`).
+ * The same rows tell a kept reward-kit profile that its claimant's claims changed
+ * (`claimant_changed_since()`, through `claim_changes_claimant_xid_idx`): a claim's write records
+ * one change row, not one per consumer.
  */
 export const claimChanges = pgTable(
   'claim_changes',
@@ -835,11 +838,12 @@ export const claimChanges = pgTable(
      * Null in a reload marker, which has no campaign.
      */
     publicId: textC('public_id'),
-    /** The claim's claimant, for the claimant leaderboards kept in memory; null in a reload marker. */
+    /** The claim's claimant, for the claimant leaderboards kept in memory and the kept profiles; null in a reload marker. */
     claimant: text('claimant'),
   },
   (table) => [
     index('claim_changes_xid_idx').on(table.xid),
+    index('claim_changes_claimant_xid_idx').on(table.claimant, table.xid),
     check(
       'claim_changes_shape',
       sql`(sign IN (-1, 0, 1) AND campaign_key IS NOT NULL AND claimed_at IS NOT NULL AND usd_value IS NOT NULL AND claimant IS NOT NULL)
@@ -849,9 +853,10 @@ export const claimChanges = pgTable(
 );
 
 /**
- * Every write to the rows a reward-kit profile shows of its claimant alone (its claims, its claim
- * signatures, the allow-list addresses and access-list members naming its address), one row per
- * claimant and statement, in the writing transaction (trigger `claimant_after_write()`). The API
+ * Every write to the rows a reward-kit profile shows of its claimant alone besides its claims (its
+ * claim signatures, the allow-list addresses and access-list members naming its address; a claim's
+ * write is in `claim_changes`), one row per claimant and statement, in the writing transaction
+ * (trigger `claimant_after_write()`). The API
  * keeps a built profile with the snapshot it was read in and finds the claimant's writes committed
  * since with `NOT pg_visible_in_snapshot(xid, saved)`, whatever order writers commit in
  * (`claimant_changed_since()`). Only inserted, never updated: two writers of one claimant never wait

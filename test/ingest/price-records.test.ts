@@ -73,7 +73,9 @@ async function observe(database: TestDatabase, app: App, since: { event: number;
   );
   const claimants = await queryRows<{ claimant: string }>(
     database.db,
-    sql`SELECT DISTINCT claimant FROM claimant_changes WHERE xid > ${since.xid}::xid8 ORDER BY claimant`,
+    // The claimants whose kept profiles a reader finds changed (claimant_changed_since() reads both).
+    sql`SELECT claimant FROM claim_changes WHERE xid > ${since.xid}::xid8 AND claimant IS NOT NULL
+        UNION SELECT claimant FROM claimant_changes WHERE xid > ${since.xid}::xid8 ORDER BY claimant`,
   );
   const detail = (await app.inject(`/campaigns/${CAMPAIGN_ID}`)).json<unknown>();
   const activity = (await app.inject(`/campaigns/${CAMPAIGN_ID}/activity?pageSize=100`)).json<unknown>();

@@ -108,6 +108,7 @@ describe('GET /reward-kit kept answers', () => {
     expect(kept.size).toBe(size);
   });
 
+  let movedUsd = 0;
   // Each change moves one thing a profile shows; `shows` finds it in the answer, given the one before.
   const changes: { name: string; change: (before: RewardProfile) => Promise<unknown>; shows: (after: RewardProfile, before: RewardProfile) => void }[] = [
     {
@@ -126,6 +127,31 @@ describe('GET /reward-kit kept answers', () => {
       name: "a correction of the claimant's claim",
       change: () => run(sql`UPDATE claims SET usd_value = usd_value + 1000 WHERE id = (SELECT max(id) FROM claims WHERE claimant = ${claimant})`),
       shows: (after, before) => expect(after.totalClaimedAmountUsd).toBeCloseTo(before.totalClaimedAmountUsd + 1000, 6),
+    },
+    {
+      // Only the claimant's own change tells: no listed campaign's entry moved.
+      name: "a correction of the claimant's claim of a campaign its lists leave out",
+      change: async (before) => {
+        const listed = ids([...before.claimedCampaigns, ...before.claimableCampaigns, ...before.activeCampaigns]);
+        const [unlisted] = await rows<{ id: number }>(
+          sql`SELECT w.id FROM claims AS w JOIN campaigns AS c ON c.key = w.campaign_key
+               WHERE w.claimant = ${claimant} AND NOT w.draw AND c.public_id <> ALL(${sql.param(listed)}::text[]) ORDER BY w.id LIMIT 1`,
+        );
+        expect(unlisted, 'a claim of a campaign the lists leave out').toBeDefined();
+        await run(sql`UPDATE claims SET usd_value = usd_value + 100 WHERE id = ${unlisted!.id}`);
+      },
+      shows: (after, before) => expect(after.totalClaimedAmountUsd).toBeCloseTo(before.totalClaimedAmountUsd + 100, 6),
+    },
+    {
+      name: "another claimant's claim moved to the claimant",
+      change: async () => {
+        const [moved] = await rows<{ id: number; usd: string }>(
+          sql`SELECT id, usd_value::text AS usd FROM claims WHERE claimant <> ${claimant} AND usd_value > 0 AND NOT draw ORDER BY id DESC LIMIT 1`,
+        );
+        movedUsd = Number(moved!.usd);
+        await run(sql`UPDATE claims SET claimant = ${claimant} WHERE id = ${moved!.id}`);
+      },
+      shows: (after, before) => expect(after.totalClaimedAmountUsd).toBeCloseTo(before.totalClaimedAmountUsd + movedUsd, 6),
     },
     {
       name: "the deletion of the claimant's claim",

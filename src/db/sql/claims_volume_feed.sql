@@ -1,6 +1,7 @@
 -- Claims, third (the order: README.md here): the claim change feed (claim_changes) that the readers
 -- keeping claim volumes in memory poll (src/claim-volumes/), and that a campaign's history is brought
--- forward from (apply_claim_history()). +1 for a claim added, -1 for one removed,
+-- forward from (apply_claim_history()), and that tells the kept reward-kit profiles which claimants'
+-- claims changed (claimant_changed_since()). +1 for a claim added, -1 for one removed,
 -- both for an update that moves a claim between campaigns or instants, the difference (sign 0) for an
 -- update of its value alone. A raffle draw is not a claim: it only adds its value (sign 0, the value
 -- signed) and takes it away again, so volumes count its USD and not it. A bulk load (refresh

@@ -1,0 +1,1 @@
+CREATE INDEX "claim_changes_claimant_xid_idx" ON "claim_changes" USING btree ("claimant","xid");
