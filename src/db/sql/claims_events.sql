@@ -6,15 +6,17 @@
 CREATE OR REPLACE FUNCTION claims_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   touched integer[];
+  written bigint;
 BEGIN
-  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal) is no event.
-  IF TG_OP = 'DELETE' THEN
-    IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
-  ELSIF TG_OP <> 'TRUNCATE' THEN
-    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
-  END IF;
-
+  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal) is no
+  -- event. An insert or a delete tells by the events it wrote (one a claim); an update, whose
+  -- campaigns change even when no claim event does, by a look at its rows first.
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
+    IF TG_OP = 'DELETE' THEN
+      IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
+    ELSIF TG_OP <> 'TRUNCATE' THEN
+      IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
+    END IF;
     INSERT INTO events (type, data) VALUES ('refetch', jsonb_build_object('reason', 'claims were rewritten in bulk'));
     RETURN NULL;
   END IF;
@@ -24,17 +26,22 @@ BEGIN
     SELECT CASE WHEN n.draw THEN 'draw.written' ELSE 'claim.written' END, n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
       FROM new_claims AS n JOIN campaigns AS c ON c.key = n.campaign_key
      ORDER BY n.id;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    IF written = 0 THEN RETURN NULL; END IF;
     touched := ARRAY(SELECT DISTINCT n.campaign_key FROM new_claims AS n);
   ELSIF TG_OP = 'DELETE' THEN
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)
     SELECT CASE WHEN o.draw THEN 'draw.removed' ELSE 'claim.removed' END, o.chain_id, c.public_id, o.claimant, claim_event_data(o, c.public_id)
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key
      ORDER BY o.id;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    IF written = 0 THEN RETURN NULL; END IF;
     -- Claims that went with their incentive (a cascade) changed no totals: their campaign's change
     -- is the incentive's event.
     touched := ARRAY(SELECT DISTINCT o.campaign_key FROM old_claims AS o
                       WHERE EXISTS (SELECT 1 FROM incentives AS i WHERE i.campaign_key = o.campaign_key AND i.position = o.incentive_position));
   ELSE
+    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
     -- A claim rewritten (its value found when a price arrived, a record imported again) is written
     -- again, as its clients see it; an update that changes nothing they see sends no claim event.
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)

@@ -9,16 +9,18 @@
 -- Then a notification on channel claim_changes (one per transaction: PostgreSQL folds equal ones),
 -- so that an idle reader polls when something changed, and the feeds' pruning (prune_claim_changes()).
 CREATE OR REPLACE FUNCTION claims_volume_feed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  recorded bigint;
 BEGIN
-  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal) changes
-  -- nothing a reader keeps: no reload marker, no notification.
-  IF TG_OP = 'DELETE' THEN
-    IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
-  ELSIF TG_OP <> 'TRUNCATE' THEN
-    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
-  END IF;
-
+  -- A statement that wrote no claim (an import's upsert of claims it already holds, equal), or
+  -- changed nothing the feed follows, changes nothing a reader keeps: no reload marker, no
+  -- notification. Told by what it recorded, except for a marker, which records one row whatever.
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
+    IF TG_OP = 'DELETE' THEN
+      IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
+    ELSIF TG_OP <> 'TRUNCATE' THEN
+      IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
+    END IF;
     INSERT INTO claim_changes (sign) VALUES (0);
   ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
@@ -50,6 +52,10 @@ BEGIN
      WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw, o.claimant, o.amount, o.incentive_position)
            IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw, n.claimant, n.amount, n.incentive_position)
        AND change.moved = ((o.campaign_key, o.claimed_at, o.draw, o.claimant) <> (n.campaign_key, n.claimed_at, n.draw, n.claimant));
+  END IF;
+  GET DIAGNOSTICS recorded = ROW_COUNT;
+  IF recorded = 0 THEN
+    RETURN NULL;
   END IF;
   PERFORM prune_claim_changes();
   PERFORM pg_notify('claim_changes', '');

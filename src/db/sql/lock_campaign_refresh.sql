@@ -17,6 +17,13 @@ BEGIN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock_shared(731284156, 0);
+  IF cardinality(keys) = 1 THEN
+    -- One campaign (a claim's): its lock without a query over the keys.
+    IF keys[1] IS NOT NULL THEN
+      PERFORM pg_advisory_xact_lock(731284157, keys[1]);
+    END IF;
+    RETURN;
+  END IF;
   PERFORM pg_advisory_xact_lock(731284157, k)
      FROM (SELECT DISTINCT k FROM unnest(keys) AS k WHERE k IS NOT NULL ORDER BY k) AS sorted;
 END
