@@ -1,7 +1,7 @@
 import { BoostCore } from '@boostxyz/sdk';
 import { parseEther, type Transport } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boostBasics, claim, ISSUE_SELECTOR, NO_AMOUNT } from '../../scripts/chain/boosts.js';
+import { boostBasics, claim, NO_AMOUNT } from '../../scripts/chain/boosts.js';
 import { type LocalChain, startAnvil } from '../../scripts/chain/local-chain.js';
 import { deployProtocol, devAccount, type Protocol, sdkConfig } from '../../scripts/chain/protocol.js';
 
@@ -24,17 +24,10 @@ describe('anvilTransport: gas filled in one second, mined in the next', () => {
   afterAll(() => chain?.stop());
 
   it("a CGDA claim filled in its boost's creation second and mined a second later succeeds", async () => {
-    const { core, token, points } = protocol;
+    const { core, token } = protocol;
     const manager = protocol.budget.assertValidAddress();
-    const boost = await core.createBoost({
-      ...boostBasics(protocol),
-      maxParticipants: 0n,
-      allowList: core.OpenAllowList(),
-      incentives: [
-        core.PointsIncentive({ venue: points, selector: ISSUE_SELECTOR, reward: 7n, limit: 1000n }),
-        core.CGDAIncentive({ asset: token, initialReward: parseEther('1'), rewardDecay: parseEther('0.1'), rewardBoost: parseEther('0.05'), totalBudget: parseEther('10'), manager }),
-      ],
-    });
+    const cgda = core.CGDAIncentive({ asset: token, initialReward: parseEther('1'), rewardDecay: parseEther('0.1'), rewardBoost: parseEther('0.05'), totalBudget: parseEther('10'), manager });
+    const boost = await core.createBoost({ ...boostBasics(protocol), maxParticipants: 0n, allowList: core.OpenAllowList(), incentives: [cgda] });
     const created = (await chain.public.getBlock()).timestamp;
     const setNextTimestamp = (timestamp: bigint) => chain.public.request({ method: 'evm_setNextBlockTimestamp', params: [Number(timestamp)] } as never);
 
@@ -52,7 +45,7 @@ describe('anvilTransport: gas filled in one second, mined in the next', () => {
     const claimant = devAccount(3);
     const claimantsCore = new BoostCore({ config: sdkConfig({ ...chain, transport: nextSecondOnSend }, claimant), account: claimant, address: core.assertValidAddress() });
 
-    const { blockNumber } = await claim({ ...protocol, coreAs: () => claimantsCore }, boost, 1, claimant.address, NO_AMOUNT, { sender: claimant });
+    const { blockNumber } = await claim({ ...protocol, coreAs: () => claimantsCore }, boost, 0, claimant.address, NO_AMOUNT, { sender: claimant });
     expect((await chain.public.getBlock({ blockNumber })).timestamp).toBe(created + 1n);
   }, 60_000);
 });
