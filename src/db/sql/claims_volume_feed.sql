@@ -14,7 +14,8 @@ DECLARE
 BEGIN
   -- A statement that wrote no claim (an import's upsert of claims it already holds, equal), or
   -- changed nothing the feed follows, changes nothing a reader keeps: no reload marker, no
-  -- notification. Told by what it recorded, except for a marker, which records one row whatever.
+  -- notification. An insert or a delete is told by what it recorded; a marker records one row
+  -- whatever, and an update's statement must not run on empty transition tables (below).
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
     IF TG_OP = 'DELETE' THEN
       IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
@@ -34,6 +35,10 @@ BEGIN
            CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END, CASE WHEN o.draw THEN 0 ELSE -1 END, o.claimant
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
   ELSE
+    -- The statement's plan is made at its first run in the session, for the transition tables' sizes
+    -- then: made for empty ones, it would join the old and new rows pairwise, and a later update of
+    -- thousands of claims would take seconds.
+    IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
     -- A claim that moved (another campaign, instant or claimant) leaves where it was and enters where it is; a
     -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
     -- a revaluation of thousands of claims sends the readers one row a claim, not two. A claim whose
