@@ -6,14 +6,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { insertCampaign } from '../helpers/factories.js';
 
 /**
- * The claim feed's trigger (claims_volume_feed()) pairs an update's old and new rows by id. PL/pgSQL
- * plans that statement at its first run in a session, for the transition tables' sizes then, and
- * keeps the plan: planned for an update that changed no claim, it joined the old and new rows
- * pairwise (a nested loop over both), and a later revaluation of a thousand claims on that session
- * took seconds. So the trigger ends an empty update before that statement. auto_explain logs the
- * plans of the statements inside the trigger: PostgreSQL only (PGlite has no auto_explain).
+ * The claim feed's trigger (claims_volume_feed()) and the claims' events (claims_events()) pair an
+ * update's old and new rows by id. A plan PL/pgSQL keeps from the session's first update, made for
+ * transition tables of one claim or none, joins them pairwise (a nested loop over both), and a later
+ * revaluation of a thousand claims through it took seconds. So those statements are planned at every
+ * update, for its sizes. auto_explain logs the plans of the statements inside the triggers:
+ * PostgreSQL only (PGlite has no auto_explain).
  */
-describe.runIf(process.env.TEST_DATABASE_URL)("the claim feed's update, after an update that changed no claim", () => {
+describe.runIf(process.env.TEST_DATABASE_URL)("the claims' update triggers, after updates of one claim and of none", () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
@@ -30,11 +30,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the claim feed's update, after an
     await database?.close();
   });
 
-  it('pairs the old and new rows of 300 claims without comparing each with each', async () => {
+  it('pair the old and new rows of 300 claims without comparing each with each', async () => {
     const client = new pg.Client({ connectionString: database.url });
-    const feedPlans: string[] = [];
+    const plans: string[] = [];
     client.on('notice', (notice) => {
-      if (notice.message?.includes('plan:') && /Insert on claim_changes/.test(notice.message)) feedPlans.push(notice.message);
+      if (notice.message?.includes('plan:')) plans.push(notice.message);
     });
     await client.connect();
     try {
@@ -43,16 +43,23 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the claim feed's update, after an
       }
       await client.query(`LOAD 'auto_explain'`);
       expect((await client.query('UPDATE claims SET usd_value = usd_value + 1 WHERE false')).rowCount).toBe(0);
+      expect((await client.query('UPDATE claims SET usd_value = usd_value + 1 WHERE id = (SELECT min(id) FROM claims)')).rowCount).toBe(1);
       expect((await client.query('UPDATE claims SET usd_value = usd_value + 1')).rowCount).toBe(300);
     } finally {
       await client.end();
     }
-    // The revaluation's rows reached the feed (300 changes of value), by a plan that does not test
-    // every old row against every new one.
-    const [revaluation] = await queryRows<{ changes: number }>(database.db, sql`SELECT count(*)::int AS changes FROM claim_changes WHERE sign = 0 AND usd_value = 1`);
-    expect(revaluation!.changes).toBe(300);
-    expect(feedPlans.at(-1)).not.toMatch(/Join Filter: \(\(n\.id = o\.id\)/);
-    // The update that changed no claim ran no statement of the feed.
-    expect(feedPlans).toHaveLength(1);
+    // Every value change reached the feed and the events: 1 + 300 of each.
+    const [counts] = await queryRows<{ changes: number; events: number }>(
+      database.db,
+      sql`SELECT (SELECT count(*)::int FROM claim_changes WHERE sign = 0 AND usd_value = 1) AS changes,
+                 (SELECT count(*)::int FROM events WHERE type = 'claim.written') AS events`,
+    );
+    expect(counts).toEqual({ changes: 301, events: 300 + 300 + 1 });
+    const pairing = (target: string) => plans.filter((plan) => plan.includes(`Insert on ${target}`) && /old_claims AS o\s+JOIN new_claims AS n USING \(id\)/.test(plan));
+    for (const target of ['claim_changes', 'events']) {
+      // One pairing statement for each update that changed claims, none for the one that changed none.
+      expect(pairing(target), target).toHaveLength(2);
+      expect(pairing(target).at(-1), target).not.toMatch(/Join Filter: \(+[no]\.id = [no]\.id/);
+    }
   });
 });

@@ -44,13 +44,16 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
     -- A claim rewritten (its value found when a price arrived, a record imported again) is written
     -- again, as its clients see it; an update that changes nothing they see sends no claim event.
+    -- Planned at every update, as the claim feed's pairing of old and new rows is (claims_volume_feed()).
+    EXECUTE $statement$
     INSERT INTO events (type, chain_id, campaign_id, claimant, data)
     SELECT CASE WHEN n.draw THEN 'draw.written' ELSE 'claim.written' END, n.chain_id, c.public_id, n.claimant, claim_event_data(n, c.public_id)
       FROM old_claims AS o
       JOIN new_claims AS n USING (id)
       LEFT JOIN campaigns AS c ON c.key = n.campaign_key
      WHERE claim_event_data(o, NULL) IS DISTINCT FROM claim_event_data(n, NULL) OR o.campaign_key <> n.campaign_key OR o.draw <> n.draw
-     ORDER BY n.id;
+     ORDER BY n.id
+    $statement$;
     touched := ARRAY(SELECT n.campaign_key FROM new_claims AS n UNION SELECT o.campaign_key FROM old_claims AS o);
   END IF;
   PERFORM record_campaign_events('campaign.changed', touched);

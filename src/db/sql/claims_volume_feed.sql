@@ -14,8 +14,8 @@ DECLARE
 BEGIN
   -- A statement that wrote no claim (an import's upsert of claims it already holds, equal), or
   -- changed nothing the feed follows, changes nothing a reader keeps: no reload marker, no
-  -- notification. An insert or a delete is told by what it recorded; a marker records one row
-  -- whatever, and an update's statement must not run on empty transition tables (below).
+  -- notification. Told by what it recorded, except for a marker, which records one row whatever, and
+  -- an update, whose statement is planned at every run (below): not for nothing.
   IF TG_OP = 'TRUNCATE' OR refresh_deferred() THEN
     IF TG_OP = 'DELETE' THEN
       IF NOT EXISTS (SELECT 1 FROM old_claims) THEN RETURN NULL; END IF;
@@ -35,15 +35,16 @@ BEGIN
            CASE WHEN o.draw THEN -o.usd_value ELSE o.usd_value END, CASE WHEN o.draw THEN 0 ELSE -1 END, o.claimant
       FROM old_claims AS o LEFT JOIN campaigns AS c ON c.key = o.campaign_key;
   ELSE
-    -- The statement's plan is made at its first run in the session, for the transition tables' sizes
-    -- then: made for empty ones, it would join the old and new rows pairwise, and a later update of
-    -- thousands of claims would take seconds.
     IF NOT EXISTS (SELECT 1 FROM new_claims) THEN RETURN NULL; END IF;
     -- A claim that moved (another campaign, instant or claimant) leaves where it was and enters where it is; a
     -- claim whose value alone changed is one change of that value (sign 0, the difference), so that
     -- a revaluation of thousands of claims sends the readers one row a claim, not two. A claim whose
     -- amount or incentive alone changed is a change of nothing (sign 0, USD 0) for the claim volumes,
     -- and for the campaign's history (apply_claim_history()) a change of its hour.
+    -- Planned at every update (EXECUTE) for the sizes of its transition tables: a plan kept from the
+    -- session's first update, made for one claim or none, joins the old and new rows pairwise, and a
+    -- later update of a thousand claims through it takes seconds.
+    EXECUTE $statement$
     INSERT INTO claim_changes (campaign_key, public_id, claimed_at, usd_value, sign, claimant)
     SELECT change.campaign_key, coalesce(c.public_id, ''), change.claimed_at, change.usd_value, change.sign, change.claimant
       FROM old_claims AS o
@@ -56,7 +57,8 @@ BEGIN
       LEFT JOIN campaigns AS c ON c.key = change.campaign_key
      WHERE (o.campaign_key, o.claimed_at, o.usd_value, o.draw, o.claimant, o.amount, o.incentive_position)
            IS DISTINCT FROM (n.campaign_key, n.claimed_at, n.usd_value, n.draw, n.claimant, n.amount, n.incentive_position)
-       AND change.moved = ((o.campaign_key, o.claimed_at, o.draw, o.claimant) <> (n.campaign_key, n.claimed_at, n.draw, n.claimant));
+       AND change.moved = ((o.campaign_key, o.claimed_at, o.draw, o.claimant) <> (n.campaign_key, n.claimed_at, n.draw, n.claimant))
+    $statement$;
   END IF;
   GET DIAGNOSTICS recorded = ROW_COUNT;
   IF recorded = 0 THEN
